@@ -1,0 +1,1 @@
+# affinity: sources added by the component

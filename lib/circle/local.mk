@@ -1,0 +1,1 @@
+# circle: sources added by the component

@@ -1,0 +1,1 @@
+# cluster: sources added by the component

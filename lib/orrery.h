@@ -1,0 +1,441 @@
+/*
+ * orrery.h - the one public interface of liborrery.
+ *
+ * liborrery describes the periodic communication of training jobs (comm
+ * profiles), scores how well jobs can share a switch uplink (compatibility
+ * score on a unified circle), derives per-job time shifts, maps jobs onto a
+ * tree of switches and ranks candidate node sets.  It has no Slurm
+ * dependency: the Slurm plugins, the tools and the simulator all call it
+ * through this header only.
+ *
+ * Conventions
+ *   - Times are int64_t microseconds, bandwidths uint64_t Mbit/s (one
+ *     direction of a link).  Scores are doubles, 1.0 = never over capacity.
+ *   - Every fallible call returns ORRERY_OK (0) or a negative orrery_rc and,
+ *     when err is not NULL, fills it with a one-line message naming the
+ *     offending input.  No C++ exception ever crosses this interface.
+ *   - Objects are opaque handles, created by the _new, _parse and _load calls and
+ *     released by the matching _free call (which accepts NULL).
+ *     Strings returned as char * are malloc()ed: release with orrery_free().
+ *     Strings returned as const char * belong to the handle.
+ *   - Thread safety: there is no global mutable state.  Distinct handles may
+ *     be used from distinct threads; one handle may be read (const calls)
+ *     from several threads at once, but a call that takes a non-const handle
+ *     needs exclusive access to it.
+ */
+#ifndef ORRERY_H
+#define ORRERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ORRERY_API_VERSION 1
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef enum orrery_rc {
+	ORRERY_OK = 0,
+	ORRERY_EINVAL = -1,    /* malformed input (syntax, unknown name)   */
+	ORRERY_ERANGE = -2,    /* a number outside its documented range    */
+	ORRERY_ELIMIT = -3,    /* a size limit (length, count) exceeded    */
+	ORRERY_ENOENT = -4,    /* named thing (file, node, job) not found  */
+	ORRERY_EIO = -5,       /* reading or writing a file failed         */
+	ORRERY_ECORRUPT = -6,  /* a file is truncated or fails its checksum */
+	ORRERY_EVERSION = -7,  /* a file of an unknown format version      */
+	ORRERY_ENOMEM = -8,    /* allocation failed                        */
+	ORRERY_ESTATE = -9,    /* call not valid for this object's state   */
+	ORRERY_EINTERNAL = -10 /* a bug in liborrery; the message says where */
+} orrery_rc;
+
+#define ORRERY_ERRMSG_MAX 512
+
+typedef struct orrery_error {
+	int code;                         /* one of orrery_rc */
+	char message[ORRERY_ERRMSG_MAX];  /* NUL-terminated, no newline */
+} orrery_error_t;
+
+const char *orrery_strerror(int code);
+const char *orrery_version(void);      /* package version, e.g. "0.1.0" */
+void orrery_free(void *p);
+
+/* Fault injection for hardening tests: when the environment variable
+ * ORRERY_FAULT names a point (e.g. "place", "evaluate", "state_load"), that
+ * call fails with ORRERY_EINTERNAL.  Returns 1 if `point` is armed.  */
+int orrery_fault_armed(const char *point);
+
+/* ------------------------------------------------------------------ */
+/* Communication profiles                                              */
+/* ------------------------------------------------------------------ */
+
+/* Hard limits on untrusted profile input. */
+#define ORRERY_SPEC_MAX_LEN      4096
+#define ORRERY_MAX_PHASES        64
+#define ORRERY_MIN_PERIOD_US     1000LL            /* 1 ms  */
+#define ORRERY_MAX_PERIOD_US     3600000000LL      /* 1 h   */
+#define ORRERY_MIN_DEMAND_MBPS   1ULL              /* 1 Mb/s */
+#define ORRERY_MAX_DEMAND_MBPS   10000000ULL       /* 10 Tb/s */
+#define ORRERY_PROFILE_FILE_MAX  (1024 * 1024)     /* bytes */
+
+/* How an Up phase's traffic maps onto the uplinks of a tree (lib/topology):
+ * RING: a ring ordered by switch crosses each uplink between the job's
+ *       nodes once per direction, carrying the phase demand.
+ * ALLTOALL: every node sends demand/(n-1) to every other node, so an uplink
+ *       with m of the job's n nodes below it carries demand*m*(n-m)/(n-1). */
+typedef enum orrery_collective {
+	ORRERY_COLL_RING = 0,
+	ORRERY_COLL_ALLTOALL = 1
+} orrery_collective;
+
+typedef struct orrery_phase {
+	int64_t offset_us;     /* start within the period, 0 <= offset < period */
+	int64_t duration_us;   /* > 0, offset + duration <= period              */
+	uint64_t demand_mbps;  /* per-node NIC demand while Up                  */
+	int collective;        /* orrery_collective                             */
+} orrery_phase_t;
+
+/* The job's size and fabric, needed to turn a catalogue model into an
+ * explicit pattern.  Zero fields take the model's documented defaults. */
+typedef struct orrery_shape {
+	uint32_t nodes;          /* nodes in the job                     */
+	uint32_t gpus_per_node;  /* GPUs per node                        */
+	uint64_t link_mbps;      /* per-node NIC rate to the leaf switch */
+} orrery_shape_t;
+
+typedef struct orrery_profile orrery_profile_t;
+
+/* Parse a --comm-profile string: a catalogue model ("resnet50",
+ * "gpt2:batch=32,precision=bf16") or an explicit pattern
+ * ("period=250ms;up=0ms+80ms@45Gbps;up=150ms+20ms@10Gbps/a2a").
+ * Strings starting with '@' or "file:" are rejected here: files are read
+ * with orrery_profile_load_file() by the submitting user only. */
+int orrery_profile_parse(const char *spec, orrery_profile_t **out,
+			 orrery_error_t *err);
+
+/* Read a captured-profile file (GLib key-file, doc/orrery-profile.7). */
+int orrery_profile_load_file(const char *path, orrery_profile_t **out,
+			     orrery_error_t *err);
+/* Same, from a buffer (len bytes, need not be NUL-terminated). */
+int orrery_profile_load_data(const char *data, size_t len,
+			     orrery_profile_t **out, orrery_error_t *err);
+/* Write an explicit profile as a profile file; `comment` may be NULL.
+ * Extra statistics (confidence) are written by the capture tool itself. */
+int orrery_profile_save_file(const orrery_profile_t *p, const char *path,
+			     const char *comment, orrery_error_t *err);
+
+/* Build an explicit profile from numbers (capture tool, simulator). The
+ * same validation as the parser applies. */
+int orrery_profile_new(int64_t period_us, const orrery_phase_t *phases,
+		       size_t n_phases, orrery_profile_t **out,
+		       orrery_error_t *err);
+
+/* Resolve to an explicit pattern for a job shape.  An explicit profile
+ * resolves to a copy of itself (shape ignored). */
+int orrery_profile_resolve(const orrery_profile_t *p,
+			   const orrery_shape_t *shape,
+			   orrery_profile_t **out, orrery_error_t *err);
+
+orrery_profile_t *orrery_profile_copy(const orrery_profile_t *p);
+void orrery_profile_free(orrery_profile_t *p);
+
+/* Canonical form: parse(canonical(p)) equals p.  malloc()ed. */
+char *orrery_profile_canonical(const orrery_profile_t *p);
+int orrery_profile_equal(const orrery_profile_t *a,
+			 const orrery_profile_t *b);
+int orrery_profile_is_model(const orrery_profile_t *p);
+/* Model name for a catalogue profile, NULL for an explicit one. */
+const char *orrery_profile_model(const orrery_profile_t *p);
+
+/* Explicit profiles only (0 / ORRERY_ESTATE for an unresolved model). */
+int64_t orrery_profile_period_us(const orrery_profile_t *p);
+size_t orrery_profile_phase_count(const orrery_profile_t *p);
+int orrery_profile_phase(const orrery_profile_t *p, size_t i,
+			 orrery_phase_t *out);
+/* Mean demand over the period, Mbit/s; fraction of the period that is Up. */
+double orrery_profile_mean_demand_mbps(const orrery_profile_t *p);
+double orrery_profile_duty_cycle(const orrery_profile_t *p);
+
+/* The model catalogue. */
+size_t orrery_catalogue_count(void);
+const char *orrery_catalogue_name(size_t i);
+const char *orrery_catalogue_summary(size_t i); /* one line: params, kind */
+
+/* ------------------------------------------------------------------ */
+/* Unified circle and the compatibility score of one link              */
+/* ------------------------------------------------------------------ */
+
+typedef struct orrery_circle_opts {
+	uint32_t bins;          /* angles on the circle; default 360         */
+	int64_t quantum_us;     /* periods rounded up to this; default 1000  */
+	int64_t cap_us;         /* max unified perimeter; default 60 s       */
+	uint64_t exact_budget;  /* max demand-vector operations for the exact
+				   rotation search; beyond: heuristic.
+				   default 2e7                               */
+} orrery_circle_opts_t;
+
+void orrery_circle_opts_default(orrery_circle_opts_t *o);
+
+typedef struct orrery_link_result orrery_link_result_t;
+
+/* Best rotations for n explicit profiles sharing one link of capacity
+ * capacity_mbps.  fixed_shift_us may be NULL (every job free to rotate);
+ * otherwise entries >= 0 pin that job's shift and entries < 0 leave it
+ * free.  Demands are used as given (already scaled to this link). */
+int orrery_link_score(const orrery_profile_t *const *profiles, size_t n,
+		      uint64_t capacity_mbps, const int64_t *fixed_shift_us,
+		      const orrery_circle_opts_t *opts,
+		      orrery_link_result_t **out, orrery_error_t *err);
+
+double orrery_link_result_score(const orrery_link_result_t *r);
+double orrery_link_result_score_unshifted(const orrery_link_result_t *r);
+/* Fraction of the circle where demand exceeds capacity (after rotation). */
+double orrery_link_result_over_fraction(const orrery_link_result_t *r);
+double orrery_link_result_over_fraction_unshifted(const orrery_link_result_t *r);
+int64_t orrery_link_result_perimeter_us(const orrery_link_result_t *r);
+size_t orrery_link_result_job_count(const orrery_link_result_t *r);
+/* Shift of job i, in [0, its gate period). */
+int64_t orrery_link_result_shift_us(const orrery_link_result_t *r, size_t i);
+/* Period job i is gated to on this circle (its period rounded up). */
+int64_t orrery_link_result_gate_period_us(const orrery_link_result_t *r,
+					  size_t i);
+/* 1 if the exact search ran, 0 if the heuristic did. */
+int orrery_link_result_exact(const orrery_link_result_t *r);
+/* 1 if the periods could not be unified under the cap: the jobs' demands
+ * were then spread evenly over the circle (no rotation can help them). */
+int orrery_link_result_smeared(const orrery_link_result_t *r);
+/* Draw the circle: each job's Up arcs before and after rotation, and the
+ * capacity, as SVG. `title` may be NULL. */
+int orrery_link_result_write_svg(const orrery_link_result_t *r,
+				 const char *const *labels, const char *title,
+				 FILE *out, orrery_error_t *err);
+void orrery_link_result_free(orrery_link_result_t *r);
+
+/* ------------------------------------------------------------------ */
+/* Topology: a tree of switches, nodes on leaves                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct orrery_topology orrery_topology_t;
+
+orrery_topology_t *orrery_topology_new(void);
+void orrery_topology_free(orrery_topology_t *t);
+
+/* Build by hand.  Switches may be added in any order; `parent` may name a
+ * switch added later.  finalize() checks for one root, no cycles, nodes only
+ * on leaf switches, unique names, and computes levels (leaf = 0). */
+int orrery_topology_add_switch(orrery_topology_t *t, const char *name,
+			       const char *parent, orrery_error_t *err);
+int orrery_topology_add_node(orrery_topology_t *t, const char *node,
+			     const char *leaf_switch, orrery_error_t *err);
+int orrery_topology_finalize(orrery_topology_t *t, orrery_error_t *err);
+
+/* Capacities (per direction) of a switch's uplink to its parent, and the
+ * default per-node NIC rate.  Unset uplinks have capacity 0 = unknown
+ * (treated as unconstrained, reported as such). */
+int orrery_topology_set_uplink(orrery_topology_t *t, const char *sw,
+			       uint64_t up_mbps, uint64_t down_mbps,
+			       orrery_error_t *err);
+int orrery_topology_set_level_uplink(orrery_topology_t *t, int level,
+				     uint64_t up_mbps, uint64_t down_mbps,
+				     orrery_error_t *err);
+void orrery_topology_set_node_link(orrery_topology_t *t, uint64_t mbps);
+uint64_t orrery_topology_node_link(const orrery_topology_t *t);
+
+/* Expand a hostlist expression ("n[001-016],gpu7"): call emit() once per
+ * host in order; return 0 or -1 on a bad expression.  The tools pass
+ * libslurm's slurm_hostlist_* here; liborrery never expands by itself. */
+typedef int (*orrery_hostlist_fn)(const char *expr, void *ctx,
+				  void (*emit)(const char *host, void *ectx),
+				  void *ectx);
+
+/* Read Slurm's topology.conf (SwitchName=, Switches=, Nodes=, LinkSpeed=).
+ * LinkSpeed values are multiplied by linkspeed_unit_mbps (0 = ignore
+ * LinkSpeed) and become the switch's uplink capacity.  The result is
+ * finalized.  Errors name the file, line and token. */
+int orrery_topology_read_slurm(const char *path, orrery_hostlist_fn expand,
+			       void *expand_ctx, uint64_t linkspeed_unit_mbps,
+			       orrery_topology_t **out, orrery_error_t *err);
+
+/* Generate a fabric: `tiers` 2 (leaves under one spine layer) or 3 (leaves
+ * in pods under a core).  Node names are prefix + zero-padded index.
+ * Leaf uplink = nodes_per_leaf * node_link / oversub_leaf; pod uplink =
+ * leaves_per_pod * leaf uplink / oversub_pod. A leaf/spine Clos with many
+ * spines is modelled as one aggregate spine switch (its uplinks summed). */
+typedef struct orrery_fabric {
+	int tiers;                 /* 2 or 3                           */
+	uint32_t nodes_per_leaf;
+	uint32_t leaves;           /* total leaf switches              */
+	uint32_t leaves_per_pod;   /* tiers == 3 only                  */
+	uint64_t node_link_mbps;
+	double oversub_leaf;       /* >= 1                             */
+	double oversub_pod;        /* >= 1, tiers == 3 only            */
+	const char *node_prefix;   /* default "node"                   */
+} orrery_fabric_t;
+int orrery_topology_generate(const orrery_fabric_t *f,
+			     orrery_topology_t **out, orrery_error_t *err);
+/* Write topology.conf (hostlist-compressed Nodes=, LinkSpeed in Gb/s). */
+int orrery_topology_write_slurm(const orrery_topology_t *t, FILE *out,
+				orrery_error_t *err);
+
+size_t orrery_topology_node_count(const orrery_topology_t *t);
+const char *orrery_topology_node_name(const orrery_topology_t *t, size_t i);
+/* Index of a node, or -1. */
+long orrery_topology_node_index(const orrery_topology_t *t, const char *name);
+size_t orrery_topology_switch_count(const orrery_topology_t *t);
+const char *orrery_topology_switch_name(const orrery_topology_t *t, size_t i);
+long orrery_topology_switch_index(const orrery_topology_t *t,
+				  const char *name);
+int orrery_topology_switch_level(const orrery_topology_t *t, size_t i);
+long orrery_topology_switch_parent(const orrery_topology_t *t, size_t i);
+uint64_t orrery_topology_uplink_mbps(const orrery_topology_t *t, size_t i);
+/* Leaf switch of node i. */
+long orrery_topology_node_leaf(const orrery_topology_t *t, size_t i);
+
+/* ------------------------------------------------------------------ */
+/* Cluster state: topology + running jobs with their shifts             */
+/* ------------------------------------------------------------------ */
+
+typedef struct orrery_cluster orrery_cluster_t;
+
+typedef struct orrery_cluster_opts {
+	orrery_circle_opts_t circle;
+	uint32_t max_candidates;  /* placement candidates scored; default 64 */
+} orrery_cluster_opts_t;
+
+void orrery_cluster_opts_default(orrery_cluster_opts_t *o);
+
+/* The cluster keeps its own copy of the topology. */
+int orrery_cluster_new(const orrery_topology_t *t,
+		       const orrery_cluster_opts_t *opts,
+		       orrery_cluster_t **out, orrery_error_t *err);
+void orrery_cluster_free(orrery_cluster_t *c);
+const orrery_topology_t *orrery_cluster_topology(const orrery_cluster_t *c);
+
+/* Common time origin of all slots (µs since the Unix epoch); set once when
+ * the state is created and kept across restarts. */
+int64_t orrery_cluster_epoch_us(const orrery_cluster_t *c);
+void orrery_cluster_set_epoch_us(orrery_cluster_t *c, int64_t epoch_us);
+/* Increases on every add/remove; lets callers cache work per version. */
+uint64_t orrery_cluster_version(const orrery_cluster_t *c);
+
+/* Record a running job.  `profile` must be explicit (resolved); `nodes`
+ * are topology node indices.  Fails with ORRERY_EINVAL on a duplicate id. */
+int orrery_cluster_add_job(orrery_cluster_t *c, uint32_t job_id,
+			   const uint32_t *nodes, size_t n_nodes,
+			   const orrery_profile_t *profile, int64_t shift_us,
+			   orrery_error_t *err);
+/* ORRERY_ENOENT if unknown. */
+int orrery_cluster_remove_job(orrery_cluster_t *c, uint32_t job_id);
+size_t orrery_cluster_job_count(const orrery_cluster_t *c);
+/* Job ids in ascending order: i-th job id. */
+uint32_t orrery_cluster_job_id(const orrery_cluster_t *c, size_t i);
+int orrery_cluster_job_shift_us(const orrery_cluster_t *c, uint32_t job_id,
+				int64_t *shift_us, int64_t *period_us);
+const orrery_profile_t *orrery_cluster_job_profile(const orrery_cluster_t *c,
+						   uint32_t job_id);
+/* Node indices of a job; returns the count, copies at most max. */
+size_t orrery_cluster_job_nodes(const orrery_cluster_t *c, uint32_t job_id,
+				uint32_t *nodes, size_t max);
+
+/* Versioned, checksummed state file, written atomically (temp + rename).
+ * load() replaces the jobs of c; nodes are stored by name.  A truncated,
+ * corrupt or foreign-version file leaves c unchanged and returns
+ * ORRERY_ECORRUPT / ORRERY_EVERSION.  Jobs on nodes the topology no longer
+ * has are dropped and counted in *dropped (may be NULL). */
+int orrery_cluster_save(const orrery_cluster_t *c, const char *path,
+			orrery_error_t *err);
+int orrery_cluster_load(orrery_cluster_t *c, const char *path,
+			size_t *dropped, orrery_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Evaluating a node set, placing a job, solving shifts                 */
+/* ------------------------------------------------------------------ */
+
+/* What happens to the links a node set would use.  Running jobs keep their
+ * shifts; the newcomer gets the one shift (in [0, its gate period)) that
+ * maximises the minimum score over its links, then the mean. */
+typedef struct orrery_eval orrery_eval_t;
+
+int orrery_cluster_evaluate(const orrery_cluster_t *c, const uint32_t *nodes,
+			    size_t n_nodes, const orrery_profile_t *profile,
+			    orrery_eval_t **out, orrery_error_t *err);
+double orrery_eval_score_min(const orrery_eval_t *e);   /* 1 if no links */
+double orrery_eval_score_mean(const orrery_eval_t *e);
+int64_t orrery_eval_shift_us(const orrery_eval_t *e);
+int64_t orrery_eval_period_us(const orrery_eval_t *e);  /* gate period */
+size_t orrery_eval_link_count(const orrery_eval_t *e);
+/* Per crossed uplink: switch index, capacity, number of other jobs on it,
+ * score and over-capacity fraction with the chosen shift, and the score
+ * the newcomer would get unshifted (shift 0). */
+typedef struct orrery_link_eval {
+	uint32_t switch_index;
+	uint64_t capacity_mbps;
+	uint32_t other_jobs;
+	double score;
+	double over_fraction;
+	double score_unshifted;
+} orrery_link_eval_t;
+int orrery_eval_link(const orrery_eval_t *e, size_t i,
+		     orrery_link_eval_t *out);
+void orrery_eval_free(orrery_eval_t *e);
+
+/* Rank candidate node sets for a job of n_nodes with an explicit profile.
+ * free_nodes[i] != 0 marks topology node i as usable.  Ranking: locality
+ * first (lowest common switch level, then fewest leaf switches, as
+ * topology/tree's best fit), then score_min, then score_mean, then Slurm's
+ * node order.  At most opts.max_candidates are scored; the result is
+ * deterministic.  Zero candidates is not an error. */
+typedef struct orrery_placement orrery_placement_t;
+
+int orrery_cluster_place(const orrery_cluster_t *c,
+			 const uint8_t *free_nodes, uint32_t n_nodes,
+			 const orrery_profile_t *profile,
+			 orrery_placement_t **out, orrery_error_t *err);
+size_t orrery_placement_count(const orrery_placement_t *p);
+/* Candidates enumerated before the cap cut the list. */
+size_t orrery_placement_enumerated(const orrery_placement_t *p);
+/* Node indices of candidate i (returns count, copies at most max). */
+size_t orrery_placement_nodes(const orrery_placement_t *p, size_t i,
+			      uint32_t *nodes, size_t max);
+const orrery_eval_t *orrery_placement_eval(const orrery_placement_t *p,
+					   size_t i);
+int orrery_placement_lca_level(const orrery_placement_t *p, size_t i);
+uint32_t orrery_placement_leaf_count(const orrery_placement_t *p, size_t i);
+void orrery_placement_free(orrery_placement_t *p);
+
+/* Re-solve every running job's shift from scratch (offline planning, the
+ * query tool): best rotations per link, then a breadth-first traversal of
+ * the job-link affinity graph.  With loops, a maximum-weight spanning tree
+ * (weight = the link's gain from rotation) is kept and the score actually
+ * achieved on each loop-closing link is reported.  The cluster's shifts are
+ * replaced only if apply != 0. */
+typedef struct orrery_solve orrery_solve_t;
+
+int orrery_cluster_solve(orrery_cluster_t *c, int apply,
+			 orrery_solve_t **out, orrery_error_t *err);
+size_t orrery_solve_link_count(const orrery_solve_t *s);
+typedef struct orrery_solve_link {
+	uint32_t switch_index;
+	uint32_t jobs;
+	double score_optimal;    /* this link optimised alone              */
+	double score_achieved;   /* with the shifts the traversal assigned */
+	int loop_closing;        /* 1 if this link closed a loop           */
+} orrery_solve_link_t;
+int orrery_solve_link(const orrery_solve_t *s, size_t i,
+		      orrery_solve_link_t *out);
+int orrery_solve_loops(const orrery_solve_t *s);   /* loops found */
+/* New shift of a job (µs) or ORRERY_ENOENT. */
+int orrery_solve_job_shift(const orrery_solve_t *s, uint32_t job_id,
+			   int64_t *shift_us);
+void orrery_solve_free(orrery_solve_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ORRERY_H */

@@ -1,0 +1,1 @@
+# placement: sources added by the component

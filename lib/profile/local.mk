@@ -1,0 +1,1 @@
+# profile: sources added by the component

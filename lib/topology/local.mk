@@ -1,0 +1,1 @@
+# topology: sources added by the component

@@ -1,0 +1,59 @@
+// A tree of switches with nodes on leaves.  A "link" in orrery is a
+// switch's uplink to its parent, identified by the switch index.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace orrery {
+
+struct Switch {
+	std::string name;
+	std::string parent_name;
+	long parent = -1;               // index, -1 for the root
+	int level = 0;                  // leaf = 0
+	uint64_t up_mbps = 0;           // uplink, 0 = unknown
+	uint64_t down_mbps = 0;
+	std::vector<size_t> children;   // switch indices
+	std::vector<size_t> nodes;      // node indices (leaves only)
+};
+
+class Topology {
+public:
+	void add_switch(const std::string &name, const std::string &parent);
+	void add_node(const std::string &node, const std::string &leaf);
+	void finalize();  // throws Error on an invalid tree
+	bool finalized() const { return finalized_; }
+
+	std::vector<Switch> switches;
+	std::vector<std::string> nodes;
+	std::vector<size_t> node_leaf;  // node index -> leaf switch index
+	uint64_t node_link_mbps = 100000;
+
+	long node_index(const std::string &name) const;
+	long switch_index(const std::string &name) const;
+	// Capacity used for scoring: min of both directions, 0 = unknown.
+	uint64_t capacity(size_t sw) const;
+
+private:
+	std::unordered_map<std::string, size_t> node_idx_, switch_idx_;
+	std::vector<std::string> pending_leaf_;
+	bool finalized_ = false;
+};
+
+// One uplink a job's traffic crosses: m of the job's n nodes are below it.
+struct Crossing {
+	size_t sw;
+	uint32_t m;
+	uint32_t n;
+};
+// Uplinks crossed by a node set (nodes below sw and nodes outside).
+std::vector<Crossing> crossings(const Topology &t,
+				const std::vector<uint32_t> &nodes);
+// The job's pattern as seen on one uplink (ring: demand x1; all-to-all:
+// demand x m(n-m)/(n-1)).
+Pattern pattern_on_link(const Pattern &p, const Crossing &c);
+
+}  // namespace orrery

@@ -1,0 +1,1 @@
+# writers: sources added by the component

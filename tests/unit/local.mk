@@ -1,0 +1,1 @@
+# unit tests: each component adds its test programs
