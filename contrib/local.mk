@@ -1,1 +1,6 @@
-# filled in by its component
+include contrib/query/local.mk
+include contrib/bench/local.mk
+include contrib/cluster/local.mk
+include contrib/sim/local.mk
+include contrib/slurm-source/local.mk
+include tests/integration/local.mk

@@ -1,0 +1,1 @@
+# contrib/bench: filled in by its component

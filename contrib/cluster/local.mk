@@ -1,0 +1,1 @@
+# contrib/cluster: filled in by its component

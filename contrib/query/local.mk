@@ -1,0 +1,1 @@
+# contrib/query: filled in by its component

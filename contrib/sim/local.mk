@@ -1,0 +1,1 @@
+# contrib/sim: filled in by its component

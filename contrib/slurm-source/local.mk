@@ -1,0 +1,1 @@
+# contrib/slurm-source: filled in by its component

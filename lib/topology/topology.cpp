@@ -1,0 +1,127 @@
+// The switch tree: construction, validation and lookups.
+#include "topology/topology.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace orrery {
+
+void Topology::add_switch(const std::string &name, const std::string &parent)
+{
+	if (finalized_)
+		fail(ORRERY_ESTATE, "topology is finalized; cannot add switch '" + name + "'");
+	if (name.empty())
+		fail(ORRERY_EINVAL, "empty switch name");
+	if (switch_idx_.count(name))
+		fail(ORRERY_EINVAL, "duplicate switch '" + name + "'");
+	if (parent == name)
+		fail(ORRERY_EINVAL, "switch '" + name + "' is its own parent");
+	Switch s;
+	s.name = name;
+	s.parent_name = parent;
+	switch_idx_[name] = switches.size();
+	switches.push_back(std::move(s));
+}
+
+void Topology::add_node(const std::string &node, const std::string &leaf)
+{
+	if (finalized_)
+		fail(ORRERY_ESTATE, "topology is finalized; cannot add node '" + node + "'");
+	if (node.empty())
+		fail(ORRERY_EINVAL, "empty node name");
+	if (node_idx_.count(node))
+		fail(ORRERY_EINVAL, "node '" + node + "' is attached to more than one switch");
+	node_idx_[node] = nodes.size();
+	nodes.push_back(node);
+	pending_leaf_.push_back(leaf);
+}
+
+void Topology::finalize()
+{
+	if (finalized_)
+		return;
+	if (switches.empty())
+		fail(ORRERY_EINVAL, "topology has no switches");
+	long root = -1;
+	for (size_t i = 0; i < switches.size(); i++) {
+		Switch &s = switches[i];
+		if (s.parent_name.empty()) {
+			if (root >= 0)
+				fail(ORRERY_EINVAL, "topology has more than one root switch ('" +
+				     switches[root].name + "' and '" + s.name + "')");
+			root = (long)i;
+			continue;
+		}
+		auto it = switch_idx_.find(s.parent_name);
+		if (it == switch_idx_.end())
+			fail(ORRERY_EINVAL, "switch '" + s.name + "' names unknown parent '" +
+			     s.parent_name + "'");
+		s.parent = (long)it->second;
+		switches[it->second].children.push_back(i);
+	}
+	if (root < 0)
+		fail(ORRERY_EINVAL, "topology has no root switch (a cycle of parents)");
+	node_leaf.assign(nodes.size(), 0);
+	for (size_t n = 0; n < nodes.size(); n++) {
+		auto it = switch_idx_.find(pending_leaf_[n]);
+		if (it == switch_idx_.end())
+			fail(ORRERY_EINVAL, "node '" + nodes[n] + "' names unknown switch '" +
+			     pending_leaf_[n] + "'");
+		Switch &s = switches[it->second];
+		s.nodes.push_back(n);
+		node_leaf[n] = it->second;
+	}
+	// Every switch must reach the root (no cycles); levels are the height
+	// above the leaves: leaf = 0, parent = 1 + max(child levels).
+	for (size_t i = 0; i < switches.size(); i++) {
+		size_t steps = 0;
+		for (long p = (long)i; p != root; p = switches[p].parent)
+			if (++steps > switches.size())
+				fail(ORRERY_EINVAL, "switch '" + switches[i].name +
+				     "' is on a cycle of parents");
+		if (!switches[i].nodes.empty() && !switches[i].children.empty())
+			fail(ORRERY_EINVAL, "switch '" + switches[i].name +
+			     "' has both nodes and child switches; nodes must hang from leaf switches");
+	}
+	std::vector<int> order;  // post-order by depth: compute levels bottom-up
+	std::vector<int> depth(switches.size(), 0);
+	for (size_t i = 0; i < switches.size(); i++)
+		for (long p = switches[i].parent; p >= 0; p = switches[p].parent)
+			depth[i]++;
+	std::vector<size_t> idx(switches.size());
+	for (size_t i = 0; i < idx.size(); i++)
+		idx[i] = i;
+	std::sort(idx.begin(), idx.end(),
+		  [&](size_t a, size_t b) { return depth[a] > depth[b]; });
+	for (size_t i : idx) {
+		Switch &s = switches[i];
+		s.level = 0;
+		for (size_t c : s.children)
+			s.level = std::max(s.level, switches[c].level + 1);
+	}
+	pending_leaf_.clear();
+	finalized_ = true;
+}
+
+long Topology::node_index(const std::string &name) const
+{
+	auto it = node_idx_.find(name);
+	return it == node_idx_.end() ? -1 : (long)it->second;
+}
+
+long Topology::switch_index(const std::string &name) const
+{
+	auto it = switch_idx_.find(name);
+	return it == switch_idx_.end() ? -1 : (long)it->second;
+}
+
+uint64_t Topology::capacity(size_t sw) const
+{
+	const Switch &s = switches.at(sw);
+	if (!s.up_mbps || !s.down_mbps)
+		return s.up_mbps ? s.up_mbps : s.down_mbps;
+	return std::min(s.up_mbps, s.down_mbps);
+}
+
+}  // namespace orrery

@@ -1,1 +1,0 @@
-# unit tests: each component adds its test programs
