@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/types.hpp"
+
 namespace orrery {
 
 struct Switch {
