@@ -12,3 +12,8 @@ contrib_query_orrery_query_LDADD = lib/liborrery.la $(SLURM_LIBS) -lm
 EXTRA_DIST += contrib/query/cmd_score.c contrib/query/cmd_place.c \
 	contrib/query/cmd_solve.c contrib/query/cluster_load.c \
 	contrib/query/jobs_file.c contrib/query/links.c
+
+EXTRA_DIST += examples/two-tier-32.conf examples/running-jobs.txt
+dist_man_MANS += doc/orrery-query.1
+TESTS += tests/query/test_orrery_query.sh
+EXTRA_DIST += tests/query/test_orrery_query.sh
