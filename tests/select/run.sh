@@ -1,0 +1,169 @@
+#!/bin/bash
+# tests/select/run.sh - bring up a private Slurm cluster on this host with
+# SelectType=select/orrery_cons_tres and check that it loads, delegates to
+# cons_tres, fails open, and (when liborrery's placement is built in)
+# places profiled jobs and records their shifts.
+#
+# usage: tests/select/run.sh [PLUGINDIR]
+#   PLUGINDIR: where select_orrery_cons_tres.so was installed
+#   (default /var/tmp/orrery-select/plugins; configure with
+#   --with-slurm-plugindir=... and run `make install`).
+# Needs root, munge, slurmctld, slurmd, slurm-client.  Uses ports
+# 18000-18016 on 127.0.0.1 and state under /var/tmp/orrery-select/cluster.
+# Prints one "ok"/"FAIL" line per check, then "N passed, M failed".
+set -u
+
+PLUGINDIR=${1:-/var/tmp/orrery-select/plugins}
+BASE=/var/tmp/orrery-select/cluster
+PORT=18000
+NNODES=8
+SYSPLUGINS=$(dirname "$(ls /usr/lib/*/slurm-wlm/select_cons_tres.so 2>/dev/null | head -n1)")
+HOST=$(hostname -s)
+
+pass=0 failed=0
+ok() { echo "ok   - $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL - $*"; failed=$((failed + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+t() { timeout 10 "$@"; }
+
+[ "$(id -u)" -eq 0 ] || { echo "run.sh: needs root"; echo "0 passed, 1 failed"; exit 1; }
+[ -f "$PLUGINDIR/select_orrery_cons_tres.so" ] ||
+	{ echo "run.sh: no $PLUGINDIR/select_orrery_cons_tres.so (make install?)"; echo "0 passed, 1 failed"; exit 1; }
+[ -n "$SYSPLUGINS" ] || { echo "run.sh: Slurm's select_cons_tres.so not found"; echo "0 passed, 1 failed"; exit 1; }
+
+PIDS=()
+cleanup() {
+	# Only the processes this script started, by PID: TERM, then KILL.
+	local p
+	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for _ in $(seq 50); do
+		local alive=0
+		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ $alive = 0 ] && break
+		sleep 0.1
+	done
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+}
+trap cleanup EXIT
+
+rm -rf "$BASE"
+mkdir -p "$BASE"/{etc,state,log,spool,run}
+chmod 755 "$BASE"
+export SLURM_CONF=$BASE/etc/slurm.conf
+
+# ------------------------------------------------------------------ munge
+mungekey --create --keyfile="$BASE/etc/munge.key" >/dev/null 2>&1 ||
+	dd if=/dev/urandom of="$BASE/etc/munge.key" bs=1024 count=1 2>/dev/null
+chown munge: "$BASE/etc/munge.key" "$BASE/run"; chmod 400 "$BASE/etc/munge.key"
+chmod 700 "$BASE/run"; chown munge: "$BASE/log"
+runuser -u munge -- munged --socket="$BASE/run/munge.sock" \
+	--key-file="$BASE/etc/munge.key" --log-file="$BASE/log/munged.log" \
+	--pid-file="$BASE/run/munged.pid" --seed-file="$BASE/run/munge.seed" \
+	--foreground >"$BASE/log/munged.out" 2>&1 &
+PIDS+=($!)
+chmod 755 "$BASE/run"
+for _ in $(seq 50); do [ -S "$BASE/run/munge.sock" ] && break; sleep 0.1; done
+chown root: "$BASE/log"
+
+# ------------------------------------------------------------------ config
+cat >"$BASE/etc/slurm.conf" <<EOF
+ClusterName=orrsel
+SlurmctldHost=$HOST(127.0.0.1)
+SlurmctldPort=$PORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$BASE/run/munge.sock
+CredType=cred/munge
+PluginDir=$SYSPLUGINS:$PLUGINDIR
+StateSaveLocation=$BASE/state
+SlurmdSpoolDir=$BASE/spool/%n
+SlurmctldPidFile=$BASE/run/slurmctld.pid
+SlurmdPidFile=$BASE/run/slurmd-%n.pid
+SlurmctldLogFile=$BASE/log/slurmctld.log
+SlurmdLogFile=$BASE/log/slurmd-%n.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+SlurmdParameters=config_overrides
+ReturnToService=2
+MpiDefault=none
+SwitchType=switch/none
+SchedulerType=sched/backfill
+SelectType=select/orrery_cons_tres
+SelectTypeParameters=CR_Core
+TopologyPlugin=topology/tree
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+InactiveLimit=0
+KillWait=2
+MinJobAge=300
+NodeName=o[1-$NNODES] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((PORT + 1))-$((PORT + NNODES)) CPUs=2 RealMemory=1000 State=UNKNOWN
+PartitionName=main Nodes=o[1-$NNODES] Default=YES MaxTime=10 State=UP
+EOF
+half=$((NNODES / 2))
+cat >"$BASE/etc/topology.conf" <<EOF
+SwitchName=leaf0 Nodes=o[1-$half]
+SwitchName=leaf1 Nodes=o[$((half + 1))-$NNODES]
+SwitchName=spine Switches=leaf[0-1]
+EOF
+cat >"$BASE/etc/orrery.conf" <<EOF
+[orrery]
+mode=enforce
+candidates=16
+debug=1
+node_link=100Gbps
+[uplinks]
+level0=200Gbps
+EOF
+
+# ------------------------------------------------------------------ daemons
+slurmctld -D -i >"$BASE/log/slurmctld.out" 2>&1 &
+PIDS+=($!)
+CTLD=$!
+for _ in $(seq 100); do t scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
+for i in $(seq $NNODES); do
+	mkdir -p "$BASE/spool/o$i"
+	slurmd -D -N "o$i" >"$BASE/log/slurmd-o$i.out" 2>&1 &
+	PIDS+=($!)
+done
+idle_nodes() { t sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l; }
+for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+
+# ------------------------------------------------------------------ checks
+check "slurmctld is running with select/orrery_cons_tres" kill -0 $CTLD
+check "scontrol show config reports SelectType=select/orrery_cons_tres" \
+	bash -c "timeout 10 scontrol show config | grep -Eq '^SelectType +=.*select/orrery_cons_tres'"
+check "slurmctld logged orrery.conf (mode=enforce)" \
+	grep -q 'select/orrery: mode=enforce' "$BASE/log/slurmctld.log"
+check "all $NNODES slurmd registered idle (sinfo loads the plugin)" \
+	test "$(idle_nodes)" -eq $NNODES
+check "squeue works" t squeue -h
+check "scontrol show node works" bash -c "timeout 10 scontrol show node o1 | grep -q NodeName=o1"
+check "srun -N2 across emulated nodes" \
+	bash -c "test \$(timeout 30 srun -N2 -n2 hostname | wc -l) -eq 2"
+jid=$(t sbatch --parsable -N4 -o "$BASE/log/job-%j.out" --wrap 'srun hostname')
+for _ in $(seq 100); do
+	st=$(t squeue -h -j "$jid" -o %T 2>/dev/null)
+	[ -z "$st" ] && break
+	sleep 0.2
+done
+check "sbatch -N4 job ran its srun step on 4 nodes" \
+	bash -c "test \$(wc -l <'$BASE/log/job-$jid.out') -eq 4"
+check "no undefined-symbol or fatal errors in any daemon log" \
+	bash -c "! grep -Eiq 'undefined symbol|fatal' $BASE/log/*.log $BASE/log/*.out"
+
+# Fail-open: a broken orrery.conf makes the plugin pass through, jobs run.
+printf '[orrery]\nmode=sideways\n' >"$BASE/etc/orrery.conf"
+t scontrol reconfigure
+sleep 1
+check "broken orrery.conf: one clear error line naming the key" \
+	grep -q "select/orrery: .*orrery.conf: \[orrery\] mode=sideways: expected enforce, advise or off; running as plain cons_tres" "$BASE/log/slurmctld.log"
+check "broken orrery.conf: jobs still run" \
+	bash -c "test \$(timeout 30 srun -N3 hostname | wc -l) -eq 3"
+check "slurmctld still alive after reconfigure" kill -0 $CTLD
+
+echo "$pass passed, $failed failed"
+[ $failed -eq 0 ]
