@@ -24,7 +24,7 @@ plugins_select_orrery_select_orrery_cons_tres_la_CFLAGS = $(AM_CFLAGS) \
 plugins_select_orrery_select_orrery_cons_tres_la_LIBADD = lib/liborrery.la \
 	$(GLIB_LIBS)
 plugins_select_orrery_select_orrery_cons_tres_la_LDFLAGS = $(AM_LDFLAGS) \
-	-module -avoid-version -shared
+	-module -avoid-version -shared -Wl,-z,now
 endif
 
 # orrery.conf parser: plain C + GLib, unit-tested without Slurm.

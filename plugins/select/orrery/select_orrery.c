@@ -98,7 +98,7 @@ extern int select_p_node_init(void)
 	int rc = (*ops.node_init)();
 
 	if (in_ctld)
-		orrery_ctld_reconfigure();	/* node table may have changed */
+		orrery_ctld_topology_changed();	/* node table rebuilt */
 	return rc;
 }
 
