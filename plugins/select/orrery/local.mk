@@ -46,3 +46,5 @@ EXTRA_DIST += tests/select/run.sh
 # prerequisite instead of replacing its own install rule.)
 orrery_select_install = install-orreryselectLTLIBRARIES
 $(orrery_select_install): install-libLTLIBRARIES
+
+dist_man_MANS += doc/orrery.conf.5 doc/select-orrery.8
