@@ -100,6 +100,8 @@ JobAcctGatherType=jobacct_gather/none
 InactiveLimit=0
 KillWait=2
 MinJobAge=300
+Prolog=$BASE/etc/prolog.sh
+PrologFlags=Alloc
 NodeName=o[1-$NNODES] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((PORT + 1))-$((PORT + NNODES)) CPUs=2 RealMemory=1000 State=UNKNOWN
 PartitionName=main Nodes=o[1-$NNODES] Default=YES MaxTime=10 State=UP
 EOF
@@ -109,15 +111,28 @@ SwitchName=leaf0 Nodes=o[1-$half]
 SwitchName=leaf1 Nodes=o[$((half + 1))-$NNODES]
 SwitchName=spine Switches=leaf[0-1]
 EOF
-cat >"$BASE/etc/orrery.conf" <<EOF
+# Every job gets a profile: 50 ms of 80 Gb/s per node every 100 ms.  Two
+# such jobs crossing the same 100 Gb/s leaf uplinks collide unless one is
+# shifted by half a period.
+write_good_conf() {
+	cat >"$BASE/etc/orrery.conf" <<EOF
 [orrery]
 mode=enforce
 candidates=16
 debug=1
 node_link=100Gbps
+default_profile=period=100ms;up=0ms+50ms@80Gbps
 [uplinks]
-level0=200Gbps
+level0=100Gbps
 EOF
+}
+write_good_conf
+cat >"$BASE/etc/prolog.sh" <<EOF
+#!/bin/sh
+env | grep '^SPANK_ORRERY_' | sort >"$BASE/log/prolog-\$SLURM_JOB_ID-\$SLURMD_NODENAME" || true
+exit 0
+EOF
+chmod 755 "$BASE/etc/prolog.sh"
 
 # ------------------------------------------------------------------ daemons
 slurmctld -D -i >"$BASE/log/slurmctld.out" 2>&1 &
@@ -164,6 +179,62 @@ check "broken orrery.conf: one clear error line naming the key" \
 check "broken orrery.conf: jobs still run" \
 	bash -c "test \$(timeout 30 srun -N3 hostname | wc -l) -eq 3"
 check "slurmctld still alive after reconfigure" kill -0 $CTLD
+
+# ------------------------------------------------------------------ placement
+write_good_conf
+t scontrol reconfigure
+sleep 1
+field() { t scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
+# A key of job $1's ORR1: record in AdminComment.
+orr() {
+	t scontrol show job "$1" | sed -n 's/.*ORR1:\([^ ]*\).*/\1/p' |
+		tr ',' '\n' | sed -n "s/^$2=//p"
+}
+wait_running() {
+	for _ in $(seq 100); do
+		[ "$(t squeue -h -j "$1" -o %T)" = RUNNING ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+if grep -q 'liborrery lacks' "$BASE/log/slurmctld.log"; then
+	echo "skip - placement checks: $(grep -o 'liborrery lacks [a-z_]*' "$BASE/log/slurmctld.log" | head -n1)"
+else
+	# Job A holds an AdminComment of its own (jobstats-style): orrery
+	# must append, not overwrite.
+	a=$(t sbatch --parsable -H -N5 -n5 -c1 -o /dev/null --wrap 'sleep 30')
+	t scontrol update job "$a" AdminComment="JS1:keepme"
+	t scontrol release "$a"
+	check "job A starts" wait_running "$a"
+	b=$(t sbatch --parsable -N5 -n5 -c1 -o /dev/null --wrap 'sleep 30')
+	check "job B starts beside A" wait_running "$b"
+	sleep 1
+	check "AdminComment keeps the existing JS1: record and appends ORR1:" \
+		bash -c "timeout 10 scontrol show job $a | grep -Eq 'AdminComment=JS1:keepme ORR1:period_us=100000,'"
+	pa=$(orr "$a" period_us) sa=$(orr "$a" shift_us) sb=$(orr "$b" shift_us)
+	scb=$(orr "$b" score_min)
+	check "job A period is the profile's 100 ms ($pa us)" test "$pa" = 100000
+	d=$(( ( (${sb:-0} - ${sa:-0}) % 100000 + 100000) % 100000 ))
+	check "job B is shifted half a period from A (A=$sa B=$sb us)" \
+		test -n "$sb" -a $d -ge 49000 -a $d -le 51000
+	check "job B's links are never over capacity after the shift (score_min=$scb)" \
+		test "$scb" = 1.0000
+	nb=$(field "$b" NodeList)
+	check "slurmctld narrowed B to the candidate it logged ($nb)" \
+		grep -q "select/orrery: trying JobId=$b candidate 1/[0-9]* $nb " "$BASE/log/slurmctld.log"
+	first=$(ls "$BASE"/log/prolog-"$b"-* 2>/dev/null | head -n1)
+	check "prolog of B sees SPANK_ORRERY_SHIFT_US=$sb" \
+		grep -qx "SPANK_ORRERY_SHIFT_US=$sb" "${first:-/dev/null}"
+	check "prolog of B sees SPANK_ORRERY_PERIOD_US and EPOCH_US" \
+		bash -c "grep -qx SPANK_ORRERY_PERIOD_US=100000 '${first:-/dev/null}' && grep -q '^SPANK_ORRERY_EPOCH_US=[0-9]' '${first:-/dev/null}'"
+	check "state file written" test -s "$BASE/state/orrery_state"
+	t scancel "$a" "$b"
+	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
+	sleep 1
+	check "ended jobs leave orrery's state (counter jobs=0)" \
+		bash -c "grep 'select/orrery: mode=' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'jobs=0'"
+	check "slurmctld still alive" kill -0 $CTLD
+fi
 
 echo "$pass passed, $failed failed"
 [ $failed -eq 0 ]

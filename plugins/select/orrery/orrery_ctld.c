@@ -56,6 +56,7 @@
 	X(orrery_cluster_evaluate) \
 	X(orrery_cluster_free) \
 	X(orrery_cluster_job_count) \
+	X(orrery_cluster_job_id) \
 	X(orrery_cluster_load) \
 	X(orrery_cluster_new) \
 	X(orrery_cluster_opts_default) \
@@ -125,6 +126,9 @@ static struct {
 	uint32_t *orr2slurm;		/* [orrery nodes] */
 	size_t orr_nodes;
 	char *state_path;
+	uint32_t *live_ids;		/* running jobs at job_init, sorted */
+	size_t n_live;
+	bool have_live;
 } g = { .need_build = true };
 
 static struct {
@@ -298,6 +302,38 @@ fail:
 	return NULL;
 }
 
+static void save_state_locked(void);
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Forget recorded jobs that slurmctld no longer runs (they ended while
+ * slurmctld was down, or the state file is older than Slurm's). */
+static void reconcile_locked(void)
+{
+	size_t removed = 0;
+
+	if (!g.cluster || !g.have_live)
+		return;
+	for (size_t i = orrery_cluster_job_count(g.cluster); i-- > 0;) {
+		uint32_t id = orrery_cluster_job_id(g.cluster, i);
+
+		if (!bsearch(&id, g.live_ids, g.n_live, sizeof(uint32_t),
+			     cmp_u32) &&
+		    orrery_cluster_remove_job(g.cluster, id) == ORRERY_OK)
+			removed++;
+	}
+	if (removed) {
+		info("select/orrery: forgot %zu recorded jobs that are no longer running",
+		     removed);
+		save_state_locked();
+	}
+}
+
 /* Make g.cluster match the current topology and orrery.conf.  false: run
  * as plain cons_tres (logged once per reconfigure). */
 static bool ensure_cluster_locked(void)
@@ -374,6 +410,7 @@ static bool ensure_cluster_locked(void)
 	     switch_record_cnt, g.orr_nodes,
 	     orrery_cluster_epoch_us(g.cluster));
 	g.build_failed = false;
+	reconcile_locked();
 	return true;
 fail:
 	drop_cluster_locked();
@@ -466,6 +503,7 @@ void orrery_ctld_fini(void)
 	save_state_locked();
 	drop_cluster_locked();
 	xfree(g.state_path);
+	xfree(g.live_ids);
 	orrery_conf_free(&ocnf);
 	conf_ok = false;
 	slurm_mutex_unlock(&lock);
@@ -490,6 +528,26 @@ void orrery_ctld_topology_changed(void)
 
 void orrery_ctld_job_init(List job_list)
 {
+	ListIterator it;
+	job_record_t *job_ptr;
+	size_t cap = job_list ? list_count(job_list) : 0;
+
+	slurm_mutex_lock(&lock);
+	xfree(g.live_ids);
+	g.n_live = 0;
+	g.live_ids = xcalloc(cap ? cap : 1, sizeof(uint32_t));
+	if (job_list) {
+		it = list_iterator_create(job_list);
+		while ((job_ptr = list_next(it)) && g.n_live < cap)
+			if (IS_JOB_RUNNING(job_ptr) ||
+			    IS_JOB_SUSPENDED(job_ptr))
+				g.live_ids[g.n_live++] = job_ptr->job_id;
+		list_iterator_destroy(it);
+	}
+	qsort(g.live_ids, g.n_live, sizeof(uint32_t), cmp_u32);
+	g.have_live = true;
+	reconcile_locked();
+	slurm_mutex_unlock(&lock);
 }
 
 static int delegate(orrery_job_test_args_t *a, bitstr_t *bitmap)
