@@ -167,9 +167,33 @@ static void fallback(job_record_t *job_ptr, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
+	static uint32_t last_job;
+
 	stats.fallbacks++;
+	/* job_test runs every scheduling pass: say it once per job. */
+	if (job_ptr->job_id == last_job && !orr_debug())
+		return;
+	last_job = job_ptr->job_id;
 	info("select/orrery: %s, falling back to cons_tres for %pJ", reason,
 	     job_ptr);
+}
+
+/* A bad default_profile would fail every job on every scheduling pass:
+ * reject it once, at load. */
+static void check_default_profile_locked(const char *path)
+{
+	orrery_profile_t *p = NULL;
+	orrery_error_t err = { 0 };
+
+	if (!ocnf.default_profile || lib_missing())
+		return;
+	if (orrery_profile_parse(ocnf.default_profile, &p, &err)) {
+		error("select/orrery: %s: [orrery] default_profile: %s; jobs without --comm-profile are left to cons_tres",
+		      path, err.message);
+		free(ocnf.default_profile);
+		ocnf.default_profile = NULL;
+	}
+	orrery_profile_free(p);
 }
 
 static void load_conf_locked(void)
@@ -187,6 +211,7 @@ static void load_conf_locked(void)
 		if (rc > 0)
 			info("select/orrery: %s", err);
 		conf_ok = true;
+		check_default_profile_locked(path);
 		info("select/orrery: mode=%s candidates=%u%s%s",
 		     orrery_mode_name(ocnf.mode), ocnf.candidates,
 		     ocnf.default_profile ? " default_profile=" : "",
@@ -595,9 +620,14 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow)
 	for (size_t c = 0; c < cnt && c < (narrow ? MAX_TRIES : 1); c++) {
 		size_t n = orrery_placement_nodes(pl, c, nodes, a->min_nodes);
 		const orrery_eval_t *ev = orrery_placement_eval(pl, c);
-		bitstr_t *try = bit_alloc(bit_size(a->bitmap));
+		bitstr_t *try;
 		char *names;
 
+		if (n > a->min_nodes)	/* only min_nodes were copied */
+			n = a->min_nodes;
+		if (!ev)
+			break;
+		try = bit_alloc(bit_size(a->bitmap));
 		for (size_t i = 0; i < n; i++)
 			if (nodes[i] < g.orr_nodes)
 				bit_set(try, g.orr2slurm[nodes[i]]);
