@@ -15,7 +15,9 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/orrery_ctld.c \
 	plugins/select/orrery/orrery_ctld.h \
 	plugins/select/orrery/orrery_conf.c \
-	plugins/select/orrery/orrery_conf.h
+	plugins/select/orrery/orrery_conf.h \
+	plugins/select/orrery/admin_record.c \
+	plugins/select/orrery/admin_record.h
 plugins_select_orrery_select_orrery_cons_tres_la_CPPFLAGS = \
 	$(ORRERY_SELECT_CPPFLAGS) $(GLIB_CFLAGS)
 # Slurm's headers are not -Wextra clean.
@@ -37,6 +39,16 @@ tests_select_test_orrery_conf_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
 tests_select_test_orrery_conf_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_select_test_orrery_conf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# AdminComment record: formatting and merging with other sites' records.
+check_PROGRAMS += tests/select/test_admin_record
+TESTS += tests/select/test_admin_record
+tests_select_test_admin_record_SOURCES = tests/select/test_admin_record.c \
+	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h
+tests_select_test_admin_record_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
+tests_select_test_admin_record_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+tests_select_test_admin_record_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 
 EXTRA_DIST += tests/select/run.sh

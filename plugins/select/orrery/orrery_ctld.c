@@ -41,6 +41,7 @@
 #include "src/common/xstring.h"
 
 #include "orrery.h"
+#include "admin_record.h"
 #include "orrery_conf.h"
 #include "orrery_ctld.h"
 
@@ -109,8 +110,6 @@ static const char *lib_missing(void)
 #define PROFILE_ENV "ORRERY_PROFILE"
 /* Candidates handed to cons_tres before the unnarrowed bitmap. */
 #define MAX_TRIES 4
-/* AdminComment record version tag (doc/select-orrery.8). */
-#define ADMIN_TAG "ORR1:"
 #define STATS_PERIOD 600
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -716,19 +715,14 @@ static void spank_env_set(job_record_t *job_ptr, const char *name,
  * is there (e.g. jobstats' JS1:). */
 static void admin_comment_set(job_record_t *job_ptr, const char *record)
 {
-	char *old = job_ptr->admin_comment, *out = NULL, *tok, *save = NULL;
-	char *copy = xstrdup(old);
+	char *merged = orrery_admin_comment_merge(job_ptr->admin_comment,
+						  record);
 
-	for (tok = copy ? strtok_r(copy, " ", &save) : NULL; tok;
-	     tok = strtok_r(NULL, " ", &save)) {
-		if (!strncmp(tok, ADMIN_TAG, strlen(ADMIN_TAG)))
-			continue;
-		xstrfmtcat(out, "%s%s", out ? " " : "", tok);
-	}
-	xfree(copy);
-	xstrfmtcat(out, "%s%s", out ? " " : "", record);
+	if (!merged)
+		return;
 	xfree(job_ptr->admin_comment);
-	job_ptr->admin_comment = out;
+	job_ptr->admin_comment = xstrdup(merged);
+	free(merged);
 }
 
 void orrery_ctld_job_begin(job_record_t *job_ptr)
@@ -739,7 +733,7 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	uint32_t *nodes = NULL;
 	size_t n = 0;
 	bool had_spec;
-	char *canon = NULL, *b64 = NULL, *rec = NULL, buf[64];
+	char *canon = NULL, *rec = NULL, buf[64];
 	int64_t shift, period, epoch;
 	double smin;
 
@@ -790,21 +784,23 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	spank_env_set(job_ptr, "ORRERY_JOB_SCORE", buf);
 
 	canon = orrery_profile_canonical(prof);
-	b64 = canon ? g_base64_encode((const guchar *) canon, strlen(canon)) :
-		NULL;
-	rec = xstrdup_printf(ADMIN_TAG "period_us=%"PRId64",shift_us=%"PRId64
-			     ",epoch_us=%"PRId64",score_min=%.4f,score_mean=%.4f,links=%zu,profile_b64=%s",
-			     period, shift, epoch, smin,
-			     orrery_eval_score_mean(ev),
-			     orrery_eval_link_count(ev), b64 ? b64 : "");
+	{
+		orrery_admin_record_t r = {
+			.period_us = period, .shift_us = shift,
+			.epoch_us = epoch, .score_min = smin,
+			.score_mean = orrery_eval_score_mean(ev),
+			.links = orrery_eval_link_count(ev), .profile = canon,
+		};
+		rec = orrery_admin_record_format(&r);
+	}
+	if (rec)
 	admin_comment_set(job_ptr, rec);
 	info("select/orrery: %pJ on %s: period=%"PRId64"us shift=%"PRId64"us score_min=%.3f",
 	     job_ptr, job_ptr->nodes, period, shift, smin);
 out:
 	log_stats_locked(false);
 	slurm_mutex_unlock(&lock);
-	xfree(rec);
-	g_free(b64);
+	free(rec);
 	if (canon)
 		orrery_free(canon);
 	xfree(nodes);
