@@ -221,7 +221,7 @@ else
 		test "$scb" = 1.0000
 	nb=$(field "$b" NodeList)
 	check "slurmctld narrowed B to the candidate it logged ($nb)" \
-		grep -q "select/orrery: trying JobId=$b candidate 1/[0-9]* $nb " "$BASE/log/slurmctld.log"
+		bash -c "grep -F 'select/orrery: trying JobId=$b candidate 1/' '$BASE/log/slurmctld.log' | grep -qF ' $nb '"
 	first=$(ls "$BASE"/log/prolog-"$b"-* 2>/dev/null | head -n1)
 	check "prolog of B sees SPANK_ORRERY_SHIFT_US=$sb" \
 		grep -qx "SPANK_ORRERY_SHIFT_US=$sb" "${first:-/dev/null}"

@@ -25,6 +25,7 @@ plugins_select_orrery_select_orrery_cons_tres_la_CFLAGS = $(AM_CFLAGS) \
 	-Wno-sign-compare -Wno-missing-field-initializers -fvisibility=default
 plugins_select_orrery_select_orrery_cons_tres_la_LIBADD = lib/liborrery.la \
 	$(GLIB_LIBS)
+# -z now: a missing Slurm symbol fails the load, not a later call.
 plugins_select_orrery_select_orrery_cons_tres_la_LDFLAGS = $(AM_LDFLAGS) \
 	-module -avoid-version -shared -Wl,-z,now
 endif

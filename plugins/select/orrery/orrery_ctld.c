@@ -514,6 +514,9 @@ static orrery_profile_t *job_profile(job_record_t *job_ptr, uint32_t n_nodes,
 void orrery_ctld_init(void)
 {
 	slurm_mutex_lock(&lock);
+	/* The one strong reference to liborrery: keeps it in DT_NEEDED
+	 * (the weak ones alone would let the linker drop it). */
+	info("select/orrery: liborrery %s", orrery_version());
 	load_conf_locked();
 	g.need_build = true;
 	stats.last_log = time(NULL);
@@ -733,23 +736,27 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	uint32_t *nodes = NULL;
 	size_t n = 0;
 	bool had_spec;
-	char *canon = NULL, *rec = NULL, buf[64];
+	char *canon = NULL, *rec = NULL, *names, buf[64];
 	int64_t shift, period, epoch;
 	double smin;
+	int cnt;
 
 	slurm_mutex_lock(&lock);
 	if (!job_profile_spec(job_ptr) || !ensure_cluster_locked() ||
 	    !job_ptr->node_bitmap)
 		goto out;
-	if (!(prof = job_profile(job_ptr, job_ptr->node_cnt, &had_spec)))
+	/* node_cnt is set after select_g_job_begin(): count the bitmap. */
+	cnt = bit_set_count(job_ptr->node_bitmap);
+	if (cnt <= 0)
 		goto out;
-	nodes = xcalloc(job_ptr->node_cnt ? job_ptr->node_cnt : 1,
-			sizeof(uint32_t));
+	if (!(prof = job_profile(job_ptr, cnt, &had_spec)))
+		goto out;
+	nodes = xcalloc(cnt, sizeof(uint32_t));
 	for (int i = 0; i < bit_size(job_ptr->node_bitmap) &&
-		     i < g.slurm_nodes; i++) {
+		     i < g.slurm_nodes && n < (size_t) cnt; i++) {
 		if (!bit_test(job_ptr->node_bitmap, i))
 			continue;
-		if (g.slurm2orr[i] < 0 || n >= job_ptr->node_cnt) {
+		if (g.slurm2orr[i] < 0) {
 			fallback(job_ptr, "node %s is not in the switch tree",
 				 node_record_table_ptr[i] ?
 				 node_record_table_ptr[i]->name : "?");
@@ -795,8 +802,10 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	}
 	if (rec)
 	admin_comment_set(job_ptr, rec);
+	names = bitmap2node_name(job_ptr->node_bitmap);
 	info("select/orrery: %pJ on %s: period=%"PRId64"us shift=%"PRId64"us score_min=%.3f",
-	     job_ptr, job_ptr->nodes, period, shift, smin);
+	     job_ptr, names, period, shift, smin);
+	xfree(names);
 out:
 	log_stats_locked(false);
 	slurm_mutex_unlock(&lock);
@@ -814,7 +823,9 @@ void orrery_ctld_job_fini(job_record_t *job_ptr)
 {
 	slurm_mutex_lock(&lock);
 	if (g.cluster &&
-	    orrery_cluster_remove_job(g.cluster, job_ptr->job_id) == ORRERY_OK)
+	    orrery_cluster_remove_job(g.cluster, job_ptr->job_id) == ORRERY_OK) {
 		save_state_locked();
+		log_stats_locked(false);
+	}
 	slurm_mutex_unlock(&lock);
 }
