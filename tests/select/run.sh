@@ -234,6 +234,29 @@ else
 	check "ended jobs leave orrery's state (counter jobs=0)" \
 		bash -c "grep 'select/orrery: mode=' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'jobs=0'"
 	check "slurmctld still alive" kill -0 $CTLD
+
+	# Restart slurmctld on a corrupt orrery_state with liborrery's
+	# placement and evaluation failing (fault injection): one error
+	# line for the state, one fallback line per job, jobs still run.
+	kill -TERM $CTLD
+	for _ in $(seq 100); do kill -0 $CTLD 2>/dev/null || break; sleep 0.1; done
+	head -c 300 /dev/urandom >"$BASE/state/orrery_state"
+	ORRERY_FAULT=place,evaluate slurmctld -D -i >>"$BASE/log/slurmctld.out" 2>&1 &
+	PIDS+=($!)
+	CTLD=$!
+	for _ in $(seq 100); do t scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
+	for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+	c=$(t sbatch --parsable -N3 -o "$BASE/log/job-%j.out" --wrap 'srun hostname')
+	for _ in $(seq 100); do [ -z "$(t squeue -h -j "$c" -o %T)" ] && break; sleep 0.2; done
+	check "faults injected: the job still ran on 3 nodes" \
+		bash -c "test \$(wc -l <'$BASE/log/job-$c.out') -eq 3"
+	check "faults injected: one 'falling back to cons_tres' line for the job's placement" \
+		test "$(grep -c "select/orrery: placement failed: .*, falling back to cons_tres for JobId=$c\$" "$BASE/log/slurmctld.log")" -eq 1
+	check "faults injected: evaluation failure at job start falls back too" \
+		grep -q "select/orrery: evaluation failed: .*, falling back to cons_tres for JobId=$c\$" "$BASE/log/slurmctld.log"
+	check "corrupt orrery_state: one error line, started empty" \
+		grep -q "select/orrery: $BASE/state/orrery_state: .*; starting with no running jobs" "$BASE/log/slurmctld.log"
+	check "slurmctld survived the faults" kill -0 $CTLD
 fi
 
 echo "$pass passed, $failed failed"

@@ -162,17 +162,25 @@ static void fallback(job_record_t *job_ptr, const char *fmt, ...)
 {
 	char reason[ORRERY_ERRMSG_MAX + 128];
 	va_list ap;
+	static uint32_t last_job;
+	static char last_reason[48];
 
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	static uint32_t last_job;
-
 	stats.fallbacks++;
-	/* job_test runs every scheduling pass: say it once per job. */
-	if (job_ptr->job_id == last_job && !orr_debug())
+	/* job_test runs every scheduling pass: say each reason once per
+	 * job (the counter still counts every fallback). */
+	if (job_ptr->job_id == last_job &&
+	    !strncmp(reason, last_reason, sizeof(last_reason) - 1))
 		return;
 	last_job = job_ptr->job_id;
+	{
+		size_t l = strnlen(reason, sizeof(last_reason) - 1);
+
+		memcpy(last_reason, reason, l);
+		last_reason[l] = '\0';
+	}
 	info("select/orrery: %s, falling back to cons_tres for %pJ", reason,
 	     job_ptr);
 }
