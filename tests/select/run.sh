@@ -197,6 +197,18 @@ wait_running() {
 	done
 	return 1
 }
+# Stop our slurmctld and start it again (its jobs keep running);
+# "corrupt" first overwrites orrery_state with random bytes.
+restart_ctld() {
+	kill -TERM $CTLD
+	for _ in $(seq 100); do kill -0 $CTLD 2>/dev/null || break; sleep 0.1; done
+	[ "${1:-}" = corrupt ] && head -c 300 /dev/urandom >"$BASE/state/orrery_state"
+	slurmctld -D -i >>"$BASE/log/slurmctld.out" 2>&1 &
+	PIDS+=($!)
+	CTLD=$!
+	for _ in $(seq 100); do t scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
+	for _ in $(seq 100); do [ "$(t sinfo -h -N -t idle,mix,alloc -o %N | sort -u | wc -l)" -eq $NNODES ] && break; sleep 0.2; done
+}
 if grep -q 'liborrery lacks' "$BASE/log/slurmctld.log"; then
 	echo "skip - placement checks: $(grep -o 'liborrery lacks [a-z_]*' "$BASE/log/slurmctld.log" | head -n1)"
 else
@@ -228,24 +240,35 @@ else
 	check "prolog of B sees SPANK_ORRERY_PERIOD_US and EPOCH_US" \
 		bash -c "grep -qx SPANK_ORRERY_PERIOD_US=100000 '${first:-/dev/null}' && grep -q '^SPANK_ORRERY_EPOCH_US=[0-9]' '${first:-/dev/null}'"
 	check "state file written" test -s "$BASE/state/orrery_state"
+
+	# Restart slurmctld while A and B run: orrery's record comes back from
+	# orrery_state and the jobs leave it when they end.
+	restart_ctld
+	check "restart: B keeps its ORR1: record" \
+		test "$(orr "$b" shift_us)" = "$sb"
 	t scancel "$a" "$b"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	sleep 1
+	check "restart: restored the 2 running jobs from orrery_state" \
+		grep -q "select/orrery: restored 2 jobs from $BASE/state/orrery_state" "$BASE/log/slurmctld.log"
 	check "ended jobs leave orrery's state (counter jobs=0)" \
 		bash -c "grep 'select/orrery: mode=' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'jobs=0'"
+
+	# mode=advise: the best candidate is logged, cons_tres chooses freely.
+	sed -i 's/^mode=enforce/mode=advise/' "$BASE/etc/orrery.conf"
+	t scontrol reconfigure
+	sleep 1
+	v=$(t sbatch --parsable -N2 -o /dev/null --wrap 'sleep 1')
+	for _ in $(seq 100); do [ -z "$(t squeue -h -j "$v" -o %T)" ] && break; sleep 0.2; done
+	check "advise: candidate logged, bitmap not narrowed" \
+		bash -c "grep -q 'select/orrery: advise: JobId=$v candidate 1/' '$BASE/log/slurmctld.log' && ! grep -q 'select/orrery: trying JobId=$v ' '$BASE/log/slurmctld.log'"
+	write_good_conf
 	check "slurmctld still alive" kill -0 $CTLD
 
 	# Restart slurmctld on a corrupt orrery_state with liborrery's
 	# placement and evaluation failing (fault injection): one error
 	# line for the state, one fallback line per job, jobs still run.
-	kill -TERM $CTLD
-	for _ in $(seq 100); do kill -0 $CTLD 2>/dev/null || break; sleep 0.1; done
-	head -c 300 /dev/urandom >"$BASE/state/orrery_state"
-	ORRERY_FAULT=place,evaluate slurmctld -D -i >>"$BASE/log/slurmctld.out" 2>&1 &
-	PIDS+=($!)
-	CTLD=$!
-	for _ in $(seq 100); do t scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
-	for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+	ORRERY_FAULT=place,evaluate restart_ctld corrupt
 	c=$(t sbatch --parsable -N3 -o "$BASE/log/job-%j.out" --wrap 'srun hostname')
 	for _ in $(seq 100); do [ -z "$(t squeue -h -j "$c" -o %T)" ] && break; sleep 0.2; done
 	check "faults injected: the job still ran on 3 nodes" \

@@ -830,7 +830,9 @@ out:
 void orrery_ctld_job_fini(job_record_t *job_ptr)
 {
 	slurm_mutex_lock(&lock);
-	if (g.cluster &&
+	/* Build (and load the state) if nothing has yet: a job recorded
+	 * before a restart may end before any job_test. */
+	if (ensure_cluster_locked() &&
 	    orrery_cluster_remove_job(g.cluster, job_ptr->job_id) == ORRERY_OK) {
 		save_state_locked();
 		log_stats_locked(false);
