@@ -1,1 +1,63 @@
-# filled in by its component
+# plugins/select/orrery: select/orrery_cons_tres (needs the configured Slurm
+# source tree: ../configure --with-slurm-source=DIR, see
+# contrib/slurm-source/fetch) and the orrery.conf parser with its tests.
+
+# Slurm's internal headers include "config.h" meaning Slurm's own; -iquote
+# puts the Slurm tree ahead of orrery's config.h for quoted includes.
+ORRERY_SELECT_CPPFLAGS = -iquote $(SLURM_SOURCE_DIR) $(SLURM_SRC_CPPFLAGS) \
+	-I$(top_srcdir)/lib -I$(top_srcdir)/plugins/select/orrery
+
+if HAVE_SLURM_SOURCE
+orreryselectdir = $(slurm_plugindir)
+orreryselect_LTLIBRARIES = plugins/select/orrery/select_orrery_cons_tres.la
+plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
+	plugins/select/orrery/select_orrery.c \
+	plugins/select/orrery/orrery_ctld.c \
+	plugins/select/orrery/orrery_ctld.h \
+	plugins/select/orrery/orrery_conf.c \
+	plugins/select/orrery/orrery_conf.h \
+	plugins/select/orrery/admin_record.c \
+	plugins/select/orrery/admin_record.h
+plugins_select_orrery_select_orrery_cons_tres_la_CPPFLAGS = \
+	$(ORRERY_SELECT_CPPFLAGS) $(GLIB_CFLAGS)
+# Slurm's headers are not -Wextra clean.
+plugins_select_orrery_select_orrery_cons_tres_la_CFLAGS = $(AM_CFLAGS) \
+	-Wno-sign-compare -Wno-missing-field-initializers -fvisibility=default
+plugins_select_orrery_select_orrery_cons_tres_la_LIBADD = lib/liborrery.la \
+	$(GLIB_LIBS)
+# -z now: a missing Slurm symbol fails the load, not a later call.
+plugins_select_orrery_select_orrery_cons_tres_la_LDFLAGS = $(AM_LDFLAGS) \
+	-module -avoid-version -shared -Wl,-z,now
+endif
+
+# orrery.conf parser: plain C + GLib, unit-tested without Slurm.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/select/test_orrery_conf
+TESTS += tests/select/test_orrery_conf
+tests_select_test_orrery_conf_SOURCES = tests/select/test_orrery_conf.c \
+	plugins/select/orrery/orrery_conf.c plugins/select/orrery/orrery_conf.h
+tests_select_test_orrery_conf_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
+tests_select_test_orrery_conf_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+tests_select_test_orrery_conf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# AdminComment record: formatting and merging with other sites' records.
+check_PROGRAMS += tests/select/test_admin_record
+TESTS += tests/select/test_admin_record
+tests_select_test_admin_record_SOURCES = tests/select/test_admin_record.c \
+	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h
+tests_select_test_admin_record_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
+tests_select_test_admin_record_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+tests_select_test_admin_record_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
+EXTRA_DIST += tests/select/run.sh
+
+# libtool relinks the module against the installed liborrery, so that must
+# be installed first.  (Named through a variable so that automake adds a
+# prerequisite instead of replacing its own install rule.)
+orrery_select_install = install-orreryselectLTLIBRARIES
+$(orrery_select_install): install-libLTLIBRARIES
+
+dist_man_MANS += doc/orrery.conf.5 doc/select-orrery.8

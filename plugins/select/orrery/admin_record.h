@@ -1,0 +1,28 @@
+/*
+ * admin_record.h - the ORR1: record select/orrery_cons_tres appends to a
+ * job's AdminComment (doc/select-orrery.8).  Slurm-free, unit-tested.
+ */
+#ifndef ORRERY_ADMIN_RECORD_H
+#define ORRERY_ADMIN_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ORRERY_ADMIN_TAG "ORR1:"
+
+typedef struct orrery_admin_record {
+	int64_t period_us, shift_us, epoch_us;
+	double score_min, score_mean;
+	size_t links;
+	const char *profile;	/* canonical profile, may be NULL */
+} orrery_admin_record_t;
+
+/* "ORR1:period_us=...,profile_b64=..." (no spaces).  malloc()ed. */
+char *orrery_admin_record_format(const orrery_admin_record_t *r);
+
+/* AdminComment with `record` in place of any earlier ORR1: token; other
+ * space-separated tokens (e.g. jobstats' JS1:) are kept in order.
+ * old may be NULL.  malloc()ed. */
+char *orrery_admin_comment_merge(const char *old, const char *record);
+
+#endif

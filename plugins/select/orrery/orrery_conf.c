@@ -1,0 +1,356 @@
+/*
+ * orrery_conf.c - parse orrery.conf (doc/orrery.conf.5).
+ *
+ * Strict on purpose: an unknown group or key is an error, so a typo does
+ * not silently leave a capacity unset.  Limits on file size, switch
+ * sections and numbers keep a hostile or broken file harmless.
+ */
+#include <errno.h>
+#include <glib.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "orrery_conf.h"
+
+static const char *const mode_names[] = { "off", "advise", "enforce" };
+
+const char *orrery_mode_name(orrery_mode_t m)
+{
+	if ((unsigned) m < G_N_ELEMENTS(mode_names))
+		return mode_names[m];
+	return "?";
+}
+
+void orrery_conf_init(orrery_conf_t *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = ORRERY_MODE_ENFORCE;
+	c->candidates = 64;
+	c->linkspeed_unit_mbps = 1000;
+}
+
+void orrery_conf_free(orrery_conf_t *c)
+{
+	for (size_t i = 0; i < c->n_switches; i++)
+		free(c->switches[i].name);
+	free(c->switches);
+	free(c->default_profile);
+	orrery_conf_init(c);
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+int orrery_conf_parse_rate(const char *s, uint64_t *mbps)
+{
+	static const struct { const char *unit; double mult; } units[] = {
+		{ "tbps", 1e6 }, { "tb/s", 1e6 },
+		{ "gbps", 1e3 }, { "gb/s", 1e3 },
+		{ "mbps", 1.0 }, { "mb/s", 1.0 },
+	};
+	char *end;
+	double v;
+
+	if (!s)
+		return -1;
+	while (g_ascii_isspace(*s))
+		s++;
+	if (!g_ascii_isdigit(*s))
+		return -1;
+	errno = 0;
+	v = g_ascii_strtod(s, &end);
+	if (errno || end == s)
+		return -1;
+	while (g_ascii_isspace(*end))
+		end++;
+	for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+		size_t n = strlen(units[i].unit);
+
+		if (g_ascii_strncasecmp(end, units[i].unit, n))
+			continue;
+		end += n;
+		while (g_ascii_isspace(*end))
+			end++;
+		if (*end)
+			return -1;
+		v *= units[i].mult;
+		/* 1 Mb/s .. 1 Pb/s: anything else is a typo. */
+		if (v < 1.0 || v > 1e9)
+			return -1;
+		*mbps = (uint64_t) (v + 0.5);
+		return 0;
+	}
+	return -1;
+}
+
+#define RATE_HELP "a rate such as 100Gbps, 400Mbps or 1.6Tbps (1Mbps..1000Tbps)"
+
+/* Read key as a rate; 1 if absent, 0 if set, -1 on error. */
+static int get_rate(GKeyFile *kf, const char *name, const char *group,
+		    const char *key, uint64_t *out, char *err, size_t errlen)
+{
+	g_autofree char *v = g_key_file_get_value(kf, group, key, NULL);
+
+	if (!v)
+		return 1;
+	if (orrery_conf_parse_rate(v, out)) {
+		set_err(err, errlen, "%s: [%s] %s=%s: expected " RATE_HELP,
+			name, group, key, v);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_orrery_group(GKeyFile *kf, const char *name,
+			      orrery_conf_t *c, char *err, size_t errlen)
+{
+	g_auto(GStrv) keys = g_key_file_get_keys(kf, "orrery", NULL, NULL);
+
+	for (size_t i = 0; keys && keys[i]; i++) {
+		const char *k = keys[i];
+		g_autofree char *raw = g_key_file_get_value(kf, "orrery", k,
+							    NULL);
+		g_autofree char *v = g_strstrip(g_strdup(raw ? raw : ""));
+
+		if (!strcmp(k, "mode")) {
+			size_t m;
+
+			for (m = 0; m < G_N_ELEMENTS(mode_names); m++)
+				if (!g_ascii_strcasecmp(v, mode_names[m]))
+					break;
+			if (m == G_N_ELEMENTS(mode_names)) {
+				set_err(err, errlen,
+					"%s: [orrery] mode=%s: expected enforce, advise or off",
+					name, v);
+				return -1;
+			}
+			c->mode = (orrery_mode_t) m;
+		} else if (!strcmp(k, "candidates")) {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = g_ascii_strtoull(v, &end, 10);
+			if (!*v || *end || errno || n < 1 ||
+			    n > ORRERY_CONF_MAX_CANDIDATES) {
+				set_err(err, errlen,
+					"%s: [orrery] candidates=%s: expected an integer 1..%d",
+					name, v, ORRERY_CONF_MAX_CANDIDATES);
+				return -1;
+			}
+			c->candidates = (uint32_t) n;
+		} else if (!strcmp(k, "default_profile")) {
+			free(c->default_profile);
+			c->default_profile = NULL;
+			if (strlen(v) > 4096) {
+				set_err(err, errlen,
+					"%s: [orrery] default_profile: longer than 4096 bytes",
+					name);
+				return -1;
+			}
+			if (*v)
+				c->default_profile = strdup(v);
+		} else if (!strcmp(k, "debug")) {
+			if (strcmp(v, "0") && strcmp(v, "1")) {
+				set_err(err, errlen,
+					"%s: [orrery] debug=%s: expected 0 or 1",
+					name, v);
+				return -1;
+			}
+			c->debug = v[0] == '1';
+		} else if (!strcmp(k, "node_link")) {
+			if (get_rate(kf, name, "orrery", k, &c->node_link_mbps,
+				     err, errlen) < 0)
+				return -1;
+		} else if (!strcmp(k, "linkspeed_unit")) {
+			if (get_rate(kf, name, "orrery", k,
+				     &c->linkspeed_unit_mbps, err, errlen) < 0)
+				return -1;
+		} else {
+			set_err(err, errlen,
+				"%s: [orrery] unknown key '%s' (known: mode, candidates, default_profile, debug, node_link, linkspeed_unit)",
+				name, k);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int parse_uplinks_group(GKeyFile *kf, const char *name,
+			       orrery_conf_t *c, char *err, size_t errlen)
+{
+	g_auto(GStrv) keys = g_key_file_get_keys(kf, "uplinks", NULL, NULL);
+
+	for (size_t i = 0; keys && keys[i]; i++) {
+		const char *k = keys[i];
+		char *end;
+		unsigned long lvl;
+
+		if (strncmp(k, "level", 5) || !g_ascii_isdigit(k[5]) ||
+		    (lvl = strtoul(k + 5, &end, 10), *end) ||
+		    lvl >= ORRERY_CONF_MAX_LEVELS) {
+			set_err(err, errlen,
+				"%s: [uplinks] unknown key '%s' (expected level0..level%d)",
+				name, k, ORRERY_CONF_MAX_LEVELS - 1);
+			return -1;
+		}
+		if (get_rate(kf, name, "uplinks", k,
+			     &c->level_uplink_mbps[lvl], err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_switch_group(GKeyFile *kf, const char *name,
+			      const char *group, orrery_conf_t *c, char *err,
+			      size_t errlen)
+{
+	const char *sw = group + strlen("switch.");
+	g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
+	uint64_t up = 0;
+
+	if (!*sw || strlen(sw) > 255) {
+		set_err(err, errlen,
+			"%s: [%s]: expected [switch.NAME] with a switch name of 1..255 bytes",
+			name, group);
+		return -1;
+	}
+	for (size_t i = 0; keys && keys[i]; i++) {
+		if (strcmp(keys[i], "uplink")) {
+			set_err(err, errlen,
+				"%s: [%s] unknown key '%s' (known: uplink)",
+				name, group, keys[i]);
+			return -1;
+		}
+	}
+	switch (get_rate(kf, name, group, "uplink", &up, err, errlen)) {
+	case 0:
+		break;
+	case 1:
+		set_err(err, errlen, "%s: [%s]: missing uplink=", name, group);
+		return -1;
+	default:
+		return -1;
+	}
+	if (c->n_switches >= ORRERY_CONF_MAX_SWITCHES) {
+		set_err(err, errlen, "%s: more than %d [switch.*] sections",
+			name, ORRERY_CONF_MAX_SWITCHES);
+		return -1;
+	}
+	if (!(c->n_switches & (c->n_switches + 1))) {	/* 0,1,3,7,... */
+		size_t cap = (c->n_switches + 1) * 2;
+		void *p = realloc(c->switches, cap * sizeof(*c->switches));
+
+		if (!p) {
+			set_err(err, errlen, "%s: out of memory", name);
+			return -1;
+		}
+		c->switches = p;
+	}
+	c->switches[c->n_switches].name = strdup(sw);
+	c->switches[c->n_switches].uplink_mbps = up;
+	if (!c->switches[c->n_switches].name) {
+		set_err(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	c->n_switches++;
+	return 0;
+}
+
+int orrery_conf_parse(const char *data, size_t len, const char *name,
+		      orrery_conf_t *c, char *err, size_t errlen)
+{
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_autoptr(GError) gerr = NULL;
+	g_auto(GStrv) groups = NULL;
+
+	orrery_conf_init(c);
+	if (err && errlen)
+		err[0] = '\0';
+	if (len > ORRERY_CONF_FILE_MAX) {
+		set_err(err, errlen, "%s: larger than %d bytes", name,
+			ORRERY_CONF_FILE_MAX);
+		return -1;
+	}
+	if (memchr(data, '\0', len)) {
+		set_err(err, errlen, "%s: contains a NUL byte (not a text file)",
+			name);
+		return -1;
+	}
+	if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE,
+				       &gerr)) {
+		set_err(err, errlen, "%s: %s", name, gerr->message);
+		return -1;
+	}
+	groups = g_key_file_get_groups(kf, NULL);
+	for (size_t i = 0; groups && groups[i]; i++) {
+		const char *g = groups[i];
+		int rc;
+
+		if (!strcmp(g, "orrery"))
+			rc = parse_orrery_group(kf, name, c, err, errlen);
+		else if (!strcmp(g, "uplinks"))
+			rc = parse_uplinks_group(kf, name, c, err, errlen);
+		else if (!strncmp(g, "switch.", 7))
+			rc = parse_switch_group(kf, name, g, c, err, errlen);
+		else {
+			set_err(err, errlen,
+				"%s: unknown group [%s] (known: [orrery], [uplinks], [switch.NAME])",
+				name, g);
+			rc = -1;
+		}
+		if (rc) {
+			orrery_conf_free(c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int orrery_conf_load(const char *path, orrery_conf_t *c, char *err,
+		     size_t errlen)
+{
+	g_autofree char *data = NULL;
+	g_autoptr(GError) gerr = NULL;
+	struct stat st;
+	gsize len = 0;
+
+	orrery_conf_init(c);
+	if (stat(path, &st) && errno == ENOENT) {
+		set_err(err, errlen, "%s: not found, using defaults", path);
+		return 1;
+	}
+	if (!stat(path, &st) && (!S_ISREG(st.st_mode) ||
+				 st.st_size > ORRERY_CONF_FILE_MAX)) {
+		set_err(err, errlen, "%s: not a regular file of at most %d bytes",
+			path, ORRERY_CONF_FILE_MAX);
+		return -1;
+	}
+	if (!g_file_get_contents(path, &data, &len, &gerr)) {
+		set_err(err, errlen, "%s: %s", path, gerr->message);
+		return -1;
+	}
+	return orrery_conf_parse(data, len, path, c, err, errlen);
+}
+
+char *orrery_conf_path(const char *slurm_conf)
+{
+	g_autofree char *dir = g_path_get_dirname(slurm_conf ? slurm_conf :
+						  "/etc/slurm/slurm.conf");
+	char *p = g_build_filename(dir, "orrery.conf", NULL);
+	char *r = strdup(p);
+
+	g_free(p);
+	return r;
+}

@@ -1,0 +1,66 @@
+/*
+ * orrery_conf.h - orrery.conf, the select plugin's own settings.
+ *
+ * A GLib key-file beside slurm.conf (doc/orrery.conf.5).  This parser has
+ * no Slurm dependency so that it can be unit-tested on its own; the
+ * plugin turns a parse error into one log line and pass-through mode.
+ */
+#ifndef ORRERY_CONF_H
+#define ORRERY_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ORRERY_CONF_FILE_MAX     (256 * 1024)	/* bytes */
+#define ORRERY_CONF_MAX_LEVELS   16		/* level0 .. level15 */
+#define ORRERY_CONF_MAX_SWITCHES 65536
+#define ORRERY_CONF_MAX_CANDIDATES 4096
+#define ORRERY_CONF_ERR_MAX      512
+
+typedef enum orrery_mode {
+	ORRERY_MODE_OFF = 0,	/* plain cons_tres                         */
+	ORRERY_MODE_ADVISE,	/* compute and log placements, don't narrow */
+	ORRERY_MODE_ENFORCE,	/* narrow cons_tres's choice                */
+} orrery_mode_t;
+
+typedef struct orrery_conf_switch {
+	char *name;
+	uint64_t uplink_mbps;
+} orrery_conf_switch_t;
+
+typedef struct orrery_conf {
+	orrery_mode_t mode;
+	uint32_t candidates;		/* placement candidates scored   */
+	char *default_profile;		/* NULL: jobs without one untouched */
+	int debug;
+	uint64_t node_link_mbps;	/* 0: liborrery's default        */
+	uint64_t linkspeed_unit_mbps;	/* topology.conf LinkSpeed unit  */
+	uint64_t level_uplink_mbps[ORRERY_CONF_MAX_LEVELS]; /* 0: unset */
+	size_t n_switches;
+	orrery_conf_switch_t *switches;	/* [switch.<name>] uplink=       */
+} orrery_conf_t;
+
+/* Defaults: mode=enforce, candidates=64, linkspeed_unit=1Gbps. */
+void orrery_conf_init(orrery_conf_t *c);
+void orrery_conf_free(orrery_conf_t *c);	/* back to defaults */
+
+/*
+ * Parse a buffer / read a file.  On error return -1, leave *c at its
+ * defaults and put one line naming the file, group, key and what is
+ * accepted into err.  A missing file is not an error for
+ * orrery_conf_load: it returns 1 with the defaults (err says so).
+ */
+int orrery_conf_parse(const char *data, size_t len, const char *name,
+		      orrery_conf_t *c, char *err, size_t errlen);
+int orrery_conf_load(const char *path, orrery_conf_t *c, char *err,
+		     size_t errlen);
+
+/* "100Gbps", "400 Mbps", "1.6Tbps", "25Gb/s" -> Mbit/s.  0 on success. */
+int orrery_conf_parse_rate(const char *s, uint64_t *mbps);
+
+const char *orrery_mode_name(orrery_mode_t m);
+
+/* Path of orrery.conf for a given slurm.conf path (same directory). */
+char *orrery_conf_path(const char *slurm_conf);	/* malloc()ed */
+
+#endif /* ORRERY_CONF_H */

@@ -1,0 +1,841 @@
+/*
+ * orrery_ctld.c - select/orrery_cons_tres inside slurmctld.
+ *
+ *   - orrery.conf (re)read at init and reconfigure;
+ *   - an orrery cluster (topology + running jobs) built lazily from
+ *     topology/tree's switch_record_table, with capacities from
+ *     orrery.conf, and its running jobs kept in
+ *     StateSaveLocation/orrery_state;
+ *   - job_test: for a job with a comm profile (ORRERY_PROFILE in its SPANK
+ *     job environment, or orrery.conf's default_profile) rank candidate
+ *     node sets and hand cons_tres the best one; next candidates, then the
+ *     unnarrowed bitmap if cons_tres cannot use it.  Read-only: job_test
+ *     runs many times per job;
+ *   - job_begin: evaluate the allocated nodes, record the job with its
+ *     shift, export ORRERY_* to the job's SPANK environment (the prolog
+ *     sees SPANK_ORRERY_*) and append an ORR1: record to AdminComment;
+ *   - job_fini / resize / expand: forget the job.
+ *
+ * Fail-open: every orrery error leaves the job to plain cons_tres and logs
+ * "select/orrery: <reason>, falling back to cons_tres for JobId=N".
+ * Everything runs under slurmctld's job and node locks; `lock` only guards
+ * this file's state against the few calls made without them.
+ */
+#include "config.h"	/* Slurm's */
+
+#include <inttypes.h>
+#include <glib.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+#include "src/common/slurm_xlator.h"
+#include "src/common/bitstring.h"
+#include "src/common/env.h"
+#include "src/common/node_conf.h"
+#include "src/common/select.h"
+#include "src/common/slurm_topology.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include "orrery.h"
+#include "admin_record.h"
+#include "orrery_conf.h"
+#include "orrery_ctld.h"
+
+/*
+ * Every liborrery entry point used here is a weak reference: a liborrery
+ * built without its placement parts (or an older one) then loads, and the
+ * plugin says once that it runs as plain cons_tres, instead of slurmctld
+ * dying on an unresolved symbol in the middle of scheduling.
+ */
+#define ORR_LIB_SYMS(X) \
+	X(orrery_cluster_add_job) \
+	X(orrery_cluster_epoch_us) \
+	X(orrery_cluster_evaluate) \
+	X(orrery_cluster_free) \
+	X(orrery_cluster_job_count) \
+	X(orrery_cluster_job_id) \
+	X(orrery_cluster_load) \
+	X(orrery_cluster_new) \
+	X(orrery_cluster_opts_default) \
+	X(orrery_cluster_place) \
+	X(orrery_cluster_remove_job) \
+	X(orrery_cluster_save) \
+	X(orrery_cluster_set_epoch_us) \
+	X(orrery_cluster_topology) \
+	X(orrery_eval_free) \
+	X(orrery_eval_link_count) \
+	X(orrery_eval_period_us) \
+	X(orrery_eval_score_mean) \
+	X(orrery_eval_score_min) \
+	X(orrery_eval_shift_us) \
+	X(orrery_free) \
+	X(orrery_placement_count) \
+	X(orrery_placement_eval) \
+	X(orrery_placement_free) \
+	X(orrery_placement_nodes) \
+	X(orrery_profile_canonical) \
+	X(orrery_profile_free) \
+	X(orrery_profile_parse) \
+	X(orrery_profile_resolve) \
+	X(orrery_topology_add_node) \
+	X(orrery_topology_add_switch) \
+	X(orrery_topology_finalize) \
+	X(orrery_topology_free) \
+	X(orrery_topology_new) \
+	X(orrery_topology_node_count) \
+	X(orrery_topology_node_index) \
+	X(orrery_topology_node_link) \
+	X(orrery_topology_set_level_uplink) \
+	X(orrery_topology_set_node_link) \
+	X(orrery_topology_set_uplink)
+
+#define ORR_WEAK(f) _Pragma(G_STRINGIFY(weak f))
+ORR_LIB_SYMS(ORR_WEAK)
+
+/* Name of the first missing liborrery function, or NULL. */
+static const char *lib_missing(void)
+{
+#define ORR_CHECK(f) if (!(f)) return #f;
+	ORR_LIB_SYMS(ORR_CHECK)
+#undef ORR_CHECK
+	return NULL;
+}
+
+/* The SPANK plugin stores the user's --comm-profile here with
+ * spank_job_control_setenv(). */
+#define PROFILE_ENV "ORRERY_PROFILE"
+/* Candidates handed to cons_tres before the unnarrowed bitmap. */
+#define MAX_TRIES 4
+#define STATS_PERIOD 600
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static orrery_conf_t ocnf;
+static bool conf_ok;
+
+static struct {
+	orrery_cluster_t *cluster;	/* NULL: not built / pass-through */
+	bool need_build;
+	bool build_failed;		/* logged once per reconfigure */
+	int slurm_nodes;		/* node_record_count at build */
+	long *slurm2orr;		/* [slurm_nodes], -1: not in tree */
+	uint32_t *orr2slurm;		/* [orrery nodes] */
+	size_t orr_nodes;
+	char *state_path;
+	uint32_t *live_ids;		/* running jobs at job_init, sorted */
+	size_t n_live;
+	bool have_live;
+} g = { .need_build = true };
+
+static struct {
+	uint64_t tested, placements, narrowed, fallbacks, begun;
+	time_t last_log;
+} stats;
+
+static bool orr_debug(void)
+{
+	return conf_ok && ocnf.debug;
+}
+
+static void log_stats_locked(bool force)
+{
+	time_t now = time(NULL);
+
+	if (!force && !orr_debug() && now - stats.last_log < STATS_PERIOD)
+		return;
+	stats.last_log = now;
+	info("select/orrery: mode=%s profiled_tests=%"PRIu64
+	     " placements=%"PRIu64" narrowed=%"PRIu64" begun=%"PRIu64
+	     " fallbacks=%"PRIu64" jobs=%zu",
+	     orrery_mode_name(conf_ok ? ocnf.mode : ORRERY_MODE_OFF),
+	     stats.tested, stats.placements, stats.narrowed, stats.begun,
+	     stats.fallbacks,
+	     g.cluster ? orrery_cluster_job_count(g.cluster) : (size_t) 0);
+}
+
+static void fallback(job_record_t *job_ptr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void fallback(job_record_t *job_ptr, const char *fmt, ...)
+{
+	char reason[ORRERY_ERRMSG_MAX + 128];
+	va_list ap;
+	static uint32_t last_job;
+	static char last_reason[48];
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	stats.fallbacks++;
+	/* job_test runs every scheduling pass: say each reason once per
+	 * job (the counter still counts every fallback). */
+	if (job_ptr->job_id == last_job &&
+	    !strncmp(reason, last_reason, sizeof(last_reason) - 1))
+		return;
+	last_job = job_ptr->job_id;
+	{
+		size_t l = strnlen(reason, sizeof(last_reason) - 1);
+
+		memcpy(last_reason, reason, l);
+		last_reason[l] = '\0';
+	}
+	info("select/orrery: %s, falling back to cons_tres for %pJ", reason,
+	     job_ptr);
+}
+
+/* A bad default_profile would fail every job on every scheduling pass:
+ * reject it once, at load. */
+static void check_default_profile_locked(const char *path)
+{
+	orrery_profile_t *p = NULL;
+	orrery_error_t err = { 0 };
+
+	if (!ocnf.default_profile || lib_missing())
+		return;
+	if (orrery_profile_parse(ocnf.default_profile, &p, &err)) {
+		error("select/orrery: %s: [orrery] default_profile: %s; jobs without --comm-profile are left to cons_tres",
+		      path, err.message);
+		free(ocnf.default_profile);
+		ocnf.default_profile = NULL;
+	}
+	orrery_profile_free(p);
+}
+
+static void load_conf_locked(void)
+{
+	char err[ORRERY_CONF_ERR_MAX] = "";
+	char *path = orrery_conf_path(slurm_conf.slurm_conf);
+	int rc;
+
+	orrery_conf_free(&ocnf);
+	rc = orrery_conf_load(path, &ocnf, err, sizeof(err));
+	if (rc < 0) {
+		error("select/orrery: %s; running as plain cons_tres", err);
+		conf_ok = false;
+	} else {
+		if (rc > 0)
+			info("select/orrery: %s", err);
+		conf_ok = true;
+		check_default_profile_locked(path);
+		info("select/orrery: mode=%s candidates=%u%s%s",
+		     orrery_mode_name(ocnf.mode), ocnf.candidates,
+		     ocnf.default_profile ? " default_profile=" : "",
+		     ocnf.default_profile ? ocnf.default_profile : "");
+	}
+	free(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* Topology from topology/tree                                         */
+/* ------------------------------------------------------------------ */
+
+static void drop_cluster_locked(void)
+{
+	if (g.cluster)
+		orrery_cluster_free(g.cluster);
+	g.cluster = NULL;
+	xfree(g.slurm2orr);
+	xfree(g.orr2slurm);
+	g.orr_nodes = 0;
+	g.slurm_nodes = 0;
+}
+
+/* Build the orrery topology from switch_record_table.  Returns NULL with
+ * err filled on anything orrery cannot model (no tree, several roots, a
+ * node under two leaves, ...). */
+static orrery_topology_t *build_topology(orrery_error_t *err)
+{
+	orrery_topology_t *t = orrery_topology_new();
+	int *parent = NULL;
+
+	if (!t) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return NULL;
+	}
+	if (switch_record_cnt <= 0 || !switch_record_table) {
+		snprintf(err->message, sizeof(err->message),
+			 "no switches (TopologyPlugin=topology/tree and topology.conf needed)");
+		goto fail;
+	}
+	parent = xcalloc(switch_record_cnt, sizeof(int));
+	for (int i = 0; i < switch_record_cnt; i++)
+		parent[i] = -1;
+	for (int i = 0; i < switch_record_cnt; i++) {
+		switch_record_t *s = &switch_record_table[i];
+
+		for (int c = 0; c < s->num_switches && s->switch_index; c++) {
+			int ci = s->switch_index[c];
+
+			if (ci >= 0 && ci < switch_record_cnt)
+				parent[ci] = i;
+		}
+	}
+	for (int i = 0; i < switch_record_cnt; i++) {
+		switch_record_t *s = &switch_record_table[i];
+		const char *p = parent[i] >= 0 ?
+			switch_record_table[parent[i]].name : NULL;
+
+		if (orrery_topology_add_switch(t, s->name, p, err))
+			goto fail;
+	}
+	for (int i = 0; i < switch_record_cnt; i++) {
+		switch_record_t *s = &switch_record_table[i];
+
+		if (s->level != 0 || !s->node_bitmap)
+			continue;
+		for (int n = 0; n < node_record_count &&
+			     n < bit_size(s->node_bitmap); n++) {
+			if (!bit_test(s->node_bitmap, n) ||
+			    !node_record_table_ptr[n])
+				continue;
+			if (orrery_topology_add_node(
+				    t, node_record_table_ptr[n]->name, s->name,
+				    err))
+				goto fail;
+		}
+	}
+	if (orrery_topology_finalize(t, err))
+		goto fail;
+
+	/* Capacities: topology.conf LinkSpeed (times linkspeed_unit), then
+	 * [uplinks] levelN, then [switch.NAME] (most specific wins). */
+	if (ocnf.node_link_mbps)
+		orrery_topology_set_node_link(t, ocnf.node_link_mbps);
+	for (int i = 0; i < switch_record_cnt; i++) {
+		switch_record_t *s = &switch_record_table[i];
+		uint64_t v = (uint64_t) s->link_speed *
+			ocnf.linkspeed_unit_mbps;
+
+		if (parent[i] >= 0 && s->link_speed > 1 &&
+		    orrery_topology_set_uplink(t, s->name, v, v, err))
+			goto fail;
+	}
+	for (int l = 0; l < ORRERY_CONF_MAX_LEVELS; l++) {
+		uint64_t v = ocnf.level_uplink_mbps[l];
+
+		if (v && l < switch_levels &&
+		    orrery_topology_set_level_uplink(t, l, v, v, err))
+			goto fail;
+	}
+	for (size_t i = 0; i < ocnf.n_switches; i++) {
+		uint64_t v = ocnf.switches[i].uplink_mbps;
+
+		if (orrery_topology_set_uplink(t, ocnf.switches[i].name, v, v,
+					       err))
+			goto fail;
+	}
+	xfree(parent);
+	return t;
+fail:
+	xfree(parent);
+	orrery_topology_free(t);
+	return NULL;
+}
+
+static void save_state_locked(void);
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Forget recorded jobs that slurmctld no longer runs (they ended while
+ * slurmctld was down, or the state file is older than Slurm's). */
+static void reconcile_locked(void)
+{
+	size_t removed = 0;
+
+	if (!g.cluster || !g.have_live)
+		return;
+	for (size_t i = orrery_cluster_job_count(g.cluster); i-- > 0;) {
+		uint32_t id = orrery_cluster_job_id(g.cluster, i);
+
+		if (!bsearch(&id, g.live_ids, g.n_live, sizeof(uint32_t),
+			     cmp_u32) &&
+		    orrery_cluster_remove_job(g.cluster, id) == ORRERY_OK)
+			removed++;
+	}
+	if (removed) {
+		info("select/orrery: forgot %zu recorded jobs that are no longer running",
+		     removed);
+		save_state_locked();
+	}
+}
+
+/* Make g.cluster match the current topology and orrery.conf.  false: run
+ * as plain cons_tres (logged once per reconfigure). */
+static bool ensure_cluster_locked(void)
+{
+	orrery_error_t err = { 0 };
+	orrery_cluster_opts_t opts;
+	orrery_topology_t *t;
+	size_t dropped = 0;
+
+	const char *missing;
+
+	if (!conf_ok || ocnf.mode == ORRERY_MODE_OFF)
+		return false;
+	if ((missing = lib_missing())) {
+		if (!g.build_failed)
+			error("select/orrery: liborrery lacks %s (built without placement?); running as plain cons_tres",
+			      missing);
+		g.build_failed = true;
+		g.need_build = false;
+		return false;
+	}
+	if (!g.need_build && g.slurm_nodes == node_record_count)
+		return g.cluster != NULL;
+	drop_cluster_locked();
+	g.need_build = false;
+
+	if (!(t = build_topology(&err)))
+		goto fail;
+	orrery_cluster_opts_default(&opts);
+	opts.max_candidates = ocnf.candidates;
+	if (orrery_cluster_new(t, &opts, &g.cluster, &err)) {
+		orrery_topology_free(t);
+		goto fail;
+	}
+	orrery_topology_free(t);
+	t = NULL;
+
+	g.slurm_nodes = node_record_count;
+	g.orr_nodes = orrery_topology_node_count(
+		orrery_cluster_topology(g.cluster));
+	g.slurm2orr = xcalloc(node_record_count ? node_record_count : 1,
+			      sizeof(long));
+	g.orr2slurm = xcalloc(g.orr_nodes ? g.orr_nodes : 1,
+			      sizeof(uint32_t));
+	for (int n = 0; n < node_record_count; n++) {
+		long o = -1;
+
+		if (node_record_table_ptr[n])
+			o = orrery_topology_node_index(
+				orrery_cluster_topology(g.cluster),
+				node_record_table_ptr[n]->name);
+		g.slurm2orr[n] = o;
+		if (o >= 0 && (size_t) o < g.orr_nodes)
+			g.orr2slurm[o] = n;
+	}
+
+	xfree(g.state_path);
+	g.state_path = xstrdup_printf("%s/orrery_state",
+				      slurm_conf.state_save_location);
+	if (access(g.state_path, F_OK) == 0) {
+		if (orrery_cluster_load(g.cluster, g.state_path, &dropped,
+					&err))
+			error("select/orrery: %s: %s; starting with no running jobs",
+			      g.state_path, err.message);
+		else
+			info("select/orrery: restored %zu jobs from %s (%zu dropped: nodes left the topology)",
+			     orrery_cluster_job_count(g.cluster), g.state_path,
+			     dropped);
+	} else {
+		orrery_cluster_set_epoch_us(g.cluster,
+					    (int64_t) time(NULL) * 1000000);
+	}
+	info("select/orrery: topology of %d switches, %zu nodes; epoch %"PRId64" us",
+	     switch_record_cnt, g.orr_nodes,
+	     orrery_cluster_epoch_us(g.cluster));
+	g.build_failed = false;
+	reconcile_locked();
+	return true;
+fail:
+	drop_cluster_locked();
+	if (!g.build_failed)
+		error("select/orrery: cannot model the topology: %s; running as plain cons_tres",
+		      err.message);
+	g.build_failed = true;
+	return false;
+}
+
+static void save_state_locked(void)
+{
+	orrery_error_t err = { 0 };
+
+	if (g.cluster && g.state_path &&
+	    orrery_cluster_save(g.cluster, g.state_path, &err))
+		error("select/orrery: cannot save %s: %s", g.state_path,
+		      err.message);
+}
+
+/* ------------------------------------------------------------------ */
+/* Profiles                                                            */
+/* ------------------------------------------------------------------ */
+
+static const char *job_profile_spec(job_record_t *job_ptr)
+{
+	const char *spec = NULL;
+
+	if (job_ptr->spank_job_env && job_ptr->spank_job_env_size) {
+		size_t n = strlen(PROFILE_ENV);
+
+		for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+			const char *e = job_ptr->spank_job_env[i];
+
+			if (e && !strncmp(e, PROFILE_ENV, n) && e[n] == '=') {
+				spec = e + n + 1;
+				break;
+			}
+		}
+	}
+	if ((!spec || !*spec) && ocnf.default_profile)
+		spec = ocnf.default_profile;
+	return (spec && *spec) ? spec : NULL;
+}
+
+/* Explicit profile for the job at n_nodes, or NULL (no profile, or an
+ * error already reported through fallback()). */
+static orrery_profile_t *job_profile(job_record_t *job_ptr, uint32_t n_nodes,
+				     bool *had_spec)
+{
+	const char *spec = job_profile_spec(job_ptr);
+	orrery_profile_t *p = NULL, *r = NULL;
+	orrery_error_t err = { 0 };
+	orrery_shape_t shape = {
+		.nodes = n_nodes,
+		.link_mbps = orrery_topology_node_link(
+			orrery_cluster_topology(g.cluster)),
+	};
+
+	*had_spec = spec != NULL;
+	if (!spec)
+		return NULL;
+	if (orrery_profile_parse(spec, &p, &err) ||
+	    orrery_profile_resolve(p, &shape, &r, &err)) {
+		fallback(job_ptr, "bad comm profile: %s", err.message);
+		orrery_profile_free(p);
+		return NULL;
+	}
+	orrery_profile_free(p);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hooks                                                               */
+/* ------------------------------------------------------------------ */
+
+void orrery_ctld_init(void)
+{
+	slurm_mutex_lock(&lock);
+	/* The one strong reference to liborrery: keeps it in DT_NEEDED
+	 * (the weak ones alone would let the linker drop it). */
+	info("select/orrery: liborrery %s", orrery_version());
+	load_conf_locked();
+	g.need_build = true;
+	stats.last_log = time(NULL);
+	slurm_mutex_unlock(&lock);
+}
+
+void orrery_ctld_fini(void)
+{
+	slurm_mutex_lock(&lock);
+	log_stats_locked(true);
+	save_state_locked();
+	drop_cluster_locked();
+	xfree(g.state_path);
+	xfree(g.live_ids);
+	orrery_conf_free(&ocnf);
+	conf_ok = false;
+	slurm_mutex_unlock(&lock);
+}
+
+void orrery_ctld_reconfigure(void)
+{
+	slurm_mutex_lock(&lock);
+	save_state_locked();
+	load_conf_locked();
+	g.need_build = true;
+	g.build_failed = false;
+	slurm_mutex_unlock(&lock);
+}
+
+void orrery_ctld_topology_changed(void)
+{
+	slurm_mutex_lock(&lock);
+	g.need_build = true;
+	slurm_mutex_unlock(&lock);
+}
+
+void orrery_ctld_job_init(List job_list)
+{
+	ListIterator it;
+	job_record_t *job_ptr;
+	size_t cap = job_list ? list_count(job_list) : 0;
+
+	slurm_mutex_lock(&lock);
+	xfree(g.live_ids);
+	g.n_live = 0;
+	g.live_ids = xcalloc(cap ? cap : 1, sizeof(uint32_t));
+	if (job_list) {
+		it = list_iterator_create(job_list);
+		while ((job_ptr = list_next(it)) && g.n_live < cap)
+			if (IS_JOB_RUNNING(job_ptr) ||
+			    IS_JOB_SUSPENDED(job_ptr))
+				g.live_ids[g.n_live++] = job_ptr->job_id;
+		list_iterator_destroy(it);
+	}
+	qsort(g.live_ids, g.n_live, sizeof(uint32_t), cmp_u32);
+	g.have_live = true;
+	reconcile_locked();
+	slurm_mutex_unlock(&lock);
+}
+
+static int delegate(orrery_job_test_args_t *a, bitstr_t *bitmap)
+{
+	return a->delegate(a->job_ptr, bitmap, a->min_nodes, a->max_nodes,
+			   a->req_nodes, a->mode, a->preemptee_candidates,
+			   a->preemptee_job_list, a->exc_core_bitmap);
+}
+
+/* Try the ranked candidates; SLURM_SUCCESS with a->bitmap narrowed, or
+ * SLURM_ERROR to run cons_tres on the full bitmap. */
+static int place_locked(orrery_job_test_args_t *a, bool narrow)
+{
+	job_record_t *job_ptr = a->job_ptr;
+	orrery_profile_t *prof;
+	orrery_placement_t *pl = NULL;
+	orrery_error_t err = { 0 };
+	uint8_t *free_nodes = NULL;
+	uint32_t *nodes = NULL;
+	bool had_spec;
+	int rc = SLURM_ERROR;
+	size_t cnt;
+
+	if (!(prof = job_profile(job_ptr, a->min_nodes, &had_spec)))
+		return SLURM_ERROR;
+	stats.tested++;
+	free_nodes = xcalloc(g.orr_nodes ? g.orr_nodes : 1, 1);
+	for (size_t i = 0; i < g.orr_nodes; i++)
+		free_nodes[i] = (g.orr2slurm[i] < bit_size(a->bitmap)) &&
+			bit_test(a->bitmap, g.orr2slurm[i]);
+	if (orrery_cluster_place(g.cluster, free_nodes, a->min_nodes, prof,
+				 &pl, &err)) {
+		fallback(job_ptr, "placement failed: %s", err.message);
+		goto out;
+	}
+	cnt = orrery_placement_count(pl);
+	if (!cnt) {
+		if (orr_debug())
+			info("select/orrery: no candidate of %u nodes among the free ones for %pJ",
+			     a->min_nodes, job_ptr);
+		goto out;
+	}
+	stats.placements++;
+	nodes = xcalloc(a->min_nodes, sizeof(uint32_t));
+	for (size_t c = 0; c < cnt && c < (narrow ? MAX_TRIES : 1); c++) {
+		size_t n = orrery_placement_nodes(pl, c, nodes, a->min_nodes);
+		const orrery_eval_t *ev = orrery_placement_eval(pl, c);
+		bitstr_t *try;
+		char *names;
+
+		if (n > a->min_nodes)	/* only min_nodes were copied */
+			n = a->min_nodes;
+		if (!ev)
+			break;
+		try = bit_alloc(bit_size(a->bitmap));
+		for (size_t i = 0; i < n; i++)
+			if (nodes[i] < g.orr_nodes)
+				bit_set(try, g.orr2slurm[nodes[i]]);
+		names = bitmap2node_name(try);
+		if (!narrow || orr_debug())
+			info("select/orrery: %s %pJ candidate %zu/%zu %s score_min=%.3f score_mean=%.3f shift=%"PRId64"us",
+			     narrow ? "trying" : "advise:", job_ptr, c + 1,
+			     cnt, names, orrery_eval_score_min(ev),
+			     orrery_eval_score_mean(ev),
+			     orrery_eval_shift_us(ev));
+		xfree(names);
+		if (!narrow) {
+			FREE_NULL_BITMAP(try);
+			break;
+		}
+		if (delegate(a, try) == SLURM_SUCCESS) {
+			bit_copybits(a->bitmap, try);
+			FREE_NULL_BITMAP(try);
+			stats.narrowed++;
+			rc = SLURM_SUCCESS;
+			break;
+		}
+		FREE_NULL_BITMAP(try);
+	}
+out:
+	log_stats_locked(false);
+	xfree(nodes);
+	xfree(free_nodes);
+	orrery_placement_free(pl);
+	orrery_profile_free(prof);
+	return rc;
+}
+
+int orrery_ctld_job_test(orrery_job_test_args_t *a)
+{
+	job_record_t *job_ptr = a->job_ptr;
+	bool narrow;
+	int rc = SLURM_ERROR;
+
+	slurm_mutex_lock(&lock);
+	if (!ensure_cluster_locked() || !job_profile_spec(job_ptr))
+		goto unlocked_delegate;
+	/* Narrow only a real start; cons_tres answers will-run, test-only
+	 * and reservation tests on the full set.  Jobs naming nodes or
+	 * preempting others are left to cons_tres. */
+	narrow = ocnf.mode == ORRERY_MODE_ENFORCE &&
+		SELECT_IS_MODE_RUN_NOW(a->mode) &&
+		!(job_ptr->details && job_ptr->details->req_node_bitmap) &&
+		!(a->preemptee_candidates &&
+		  list_count(a->preemptee_candidates));
+	if (!narrow && !(ocnf.mode == ORRERY_MODE_ADVISE &&
+			 SELECT_IS_MODE_RUN_NOW(a->mode)))
+		goto unlocked_delegate;
+	rc = place_locked(a, narrow);
+unlocked_delegate:
+	slurm_mutex_unlock(&lock);
+	if (rc == SLURM_SUCCESS)
+		return rc;
+	return delegate(a, a->bitmap);
+}
+
+/* Set NAME=value in the job's SPANK environment (seen by the prolog as
+ * SPANK_NAME). */
+static void spank_env_set(job_record_t *job_ptr, const char *name,
+			  const char *value)
+{
+	size_t n = strlen(name);
+	char *entry = xstrdup_printf("%s=%s", name, value);
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		char *e = job_ptr->spank_job_env[i];
+
+		if (e && !strncmp(e, name, n) && e[n] == '=') {
+			xfree(job_ptr->spank_job_env[i]);
+			job_ptr->spank_job_env[i] = entry;
+			return;
+		}
+	}
+	xrecalloc(job_ptr->spank_job_env, job_ptr->spank_job_env_size + 2,
+		  sizeof(char *));
+	job_ptr->spank_job_env[job_ptr->spank_job_env_size++] = entry;
+	job_ptr->spank_job_env[job_ptr->spank_job_env_size] = NULL;
+}
+
+/* Append (or replace) our record in AdminComment, keeping whatever else
+ * is there (e.g. jobstats' JS1:). */
+static void admin_comment_set(job_record_t *job_ptr, const char *record)
+{
+	char *merged = orrery_admin_comment_merge(job_ptr->admin_comment,
+						  record);
+
+	if (!merged)
+		return;
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = xstrdup(merged);
+	free(merged);
+}
+
+void orrery_ctld_job_begin(job_record_t *job_ptr)
+{
+	orrery_profile_t *prof = NULL;
+	orrery_eval_t *ev = NULL;
+	orrery_error_t err = { 0 };
+	uint32_t *nodes = NULL;
+	size_t n = 0;
+	bool had_spec;
+	char *canon = NULL, *rec = NULL, *names, buf[64];
+	int64_t shift, period, epoch;
+	double smin;
+	int cnt;
+
+	slurm_mutex_lock(&lock);
+	if (!job_profile_spec(job_ptr) || !ensure_cluster_locked() ||
+	    !job_ptr->node_bitmap)
+		goto out;
+	/* node_cnt is set after select_g_job_begin(): count the bitmap. */
+	cnt = bit_set_count(job_ptr->node_bitmap);
+	if (cnt <= 0)
+		goto out;
+	if (!(prof = job_profile(job_ptr, cnt, &had_spec)))
+		goto out;
+	nodes = xcalloc(cnt, sizeof(uint32_t));
+	for (int i = 0; i < bit_size(job_ptr->node_bitmap) &&
+		     i < g.slurm_nodes && n < (size_t) cnt; i++) {
+		if (!bit_test(job_ptr->node_bitmap, i))
+			continue;
+		if (g.slurm2orr[i] < 0) {
+			fallback(job_ptr, "node %s is not in the switch tree",
+				 node_record_table_ptr[i] ?
+				 node_record_table_ptr[i]->name : "?");
+			goto out;
+		}
+		nodes[n++] = (uint32_t) g.slurm2orr[i];
+	}
+	if (orrery_cluster_evaluate(g.cluster, nodes, n, prof, &ev, &err)) {
+		fallback(job_ptr, "evaluation failed: %s", err.message);
+		goto out;
+	}
+	shift = orrery_eval_shift_us(ev);
+	period = orrery_eval_period_us(ev);
+	smin = orrery_eval_score_min(ev);
+	epoch = orrery_cluster_epoch_us(g.cluster);
+	orrery_cluster_remove_job(g.cluster, job_ptr->job_id); /* requeue */
+	if (orrery_cluster_add_job(g.cluster, job_ptr->job_id, nodes, n, prof,
+				   shift, &err)) {
+		fallback(job_ptr, "cannot record the job: %s", err.message);
+		goto out;
+	}
+	stats.begun++;
+	save_state_locked();
+
+	snprintf(buf, sizeof(buf), "%"PRId64, period);
+	spank_env_set(job_ptr, "ORRERY_PERIOD_US", buf);
+	snprintf(buf, sizeof(buf), "%"PRId64, epoch);
+	spank_env_set(job_ptr, "ORRERY_EPOCH_US", buf);
+	snprintf(buf, sizeof(buf), "%"PRId64, shift);
+	spank_env_set(job_ptr, "ORRERY_SHIFT_US", buf);
+	snprintf(buf, sizeof(buf), "%.4f", smin);
+	spank_env_set(job_ptr, "ORRERY_JOB_SCORE", buf);
+
+	canon = orrery_profile_canonical(prof);
+	{
+		orrery_admin_record_t r = {
+			.period_us = period, .shift_us = shift,
+			.epoch_us = epoch, .score_min = smin,
+			.score_mean = orrery_eval_score_mean(ev),
+			.links = orrery_eval_link_count(ev), .profile = canon,
+		};
+		rec = orrery_admin_record_format(&r);
+	}
+	if (rec)
+	admin_comment_set(job_ptr, rec);
+	names = bitmap2node_name(job_ptr->node_bitmap);
+	info("select/orrery: %pJ on %s: period=%"PRId64"us shift=%"PRId64"us score_min=%.3f",
+	     job_ptr, names, period, shift, smin);
+	xfree(names);
+out:
+	log_stats_locked(false);
+	slurm_mutex_unlock(&lock);
+	free(rec);
+	if (canon)
+		orrery_free(canon);
+	xfree(nodes);
+	if (ev)
+		orrery_eval_free(ev);
+	if (prof)
+		orrery_profile_free(prof);
+}
+
+void orrery_ctld_job_fini(job_record_t *job_ptr)
+{
+	slurm_mutex_lock(&lock);
+	/* Build (and load the state) if nothing has yet: a job recorded
+	 * before a restart may end before any job_test. */
+	if (ensure_cluster_locked() &&
+	    orrery_cluster_remove_job(g.cluster, job_ptr->job_id) == ORRERY_OK) {
+		save_state_locked();
+		log_stats_locked(false);
+	}
+	slurm_mutex_unlock(&lock);
+}

@@ -1,0 +1,41 @@
+/*
+ * orrery_ctld.h - what select/orrery_cons_tres does inside slurmctld on
+ * top of cons_tres.  Called only in slurmctld (running_in_slurmctld()),
+ * with slurmctld's job/node locks held by the caller.  None of these
+ * functions fails: every error is logged once and the job gets plain
+ * cons_tres.
+ */
+#ifndef ORRERY_CTLD_H
+#define ORRERY_CTLD_H
+
+#include "src/slurmctld/slurmctld.h"
+
+typedef int (*orrery_delegate_test_fn)(job_record_t *job_ptr,
+				       bitstr_t *bitmap, uint32_t min_nodes,
+				       uint32_t max_nodes, uint32_t req_nodes,
+				       uint16_t mode,
+				       List preemptee_candidates,
+				       List *preemptee_job_list,
+				       bitstr_t *exc_core_bitmap);
+
+typedef struct orrery_job_test_args {
+	job_record_t *job_ptr;
+	bitstr_t *bitmap;
+	uint32_t min_nodes, max_nodes, req_nodes;
+	uint16_t mode;
+	List preemptee_candidates;
+	List *preemptee_job_list;
+	bitstr_t *exc_core_bitmap;
+	orrery_delegate_test_fn delegate;	/* cons_tres's job_test */
+} orrery_job_test_args_t;
+
+void orrery_ctld_init(void);
+void orrery_ctld_fini(void);
+void orrery_ctld_reconfigure(void);
+void orrery_ctld_topology_changed(void);
+void orrery_ctld_job_init(List job_list);
+int orrery_ctld_job_test(orrery_job_test_args_t *a);
+void orrery_ctld_job_begin(job_record_t *job_ptr);
+void orrery_ctld_job_fini(job_record_t *job_ptr);
+
+#endif /* ORRERY_CTLD_H */

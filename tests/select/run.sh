@@ -1,0 +1,286 @@
+#!/bin/bash
+# tests/select/run.sh - bring up a private Slurm cluster on this host with
+# SelectType=select/orrery_cons_tres and check that it loads, delegates to
+# cons_tres, fails open, and (when liborrery's placement is built in)
+# places profiled jobs and records their shifts.
+#
+# usage: tests/select/run.sh [PLUGINDIR]
+#   PLUGINDIR: where select_orrery_cons_tres.so was installed
+#   (default /var/tmp/orrery-select/plugins; configure with
+#   --with-slurm-plugindir=... and run `make install`).
+# Needs root, munge, slurmctld, slurmd, slurm-client.  Uses ports
+# 18000-18016 on 127.0.0.1 and state under /var/tmp/orrery-select/cluster.
+# Prints one "ok"/"FAIL" line per check, then "N passed, M failed".
+set -u
+
+PLUGINDIR=${1:-/var/tmp/orrery-select/plugins}
+BASE=/var/tmp/orrery-select/cluster
+PORT=18000
+NNODES=8
+SYSPLUGINS=$(dirname "$(ls /usr/lib/*/slurm-wlm/select_cons_tres.so 2>/dev/null | head -n1)")
+HOST=$(hostname -s)
+
+pass=0 failed=0
+ok() { echo "ok   - $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL - $*"; failed=$((failed + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+t() { timeout 10 "$@"; }
+
+[ "$(id -u)" -eq 0 ] || { echo "run.sh: needs root"; echo "0 passed, 1 failed"; exit 1; }
+[ -f "$PLUGINDIR/select_orrery_cons_tres.so" ] ||
+	{ echo "run.sh: no $PLUGINDIR/select_orrery_cons_tres.so (make install?)"; echo "0 passed, 1 failed"; exit 1; }
+[ -n "$SYSPLUGINS" ] || { echo "run.sh: Slurm's select_cons_tres.so not found"; echo "0 passed, 1 failed"; exit 1; }
+
+PIDS=()
+cleanup() {
+	# Only the processes this script started, by PID: TERM, then KILL.
+	local p
+	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for _ in $(seq 50); do
+		local alive=0
+		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ $alive = 0 ] && break
+		sleep 0.1
+	done
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+}
+trap cleanup EXIT
+
+rm -rf "$BASE"
+mkdir -p "$BASE"/{etc,state,log,spool,run}
+chmod 755 "$BASE"
+export SLURM_CONF=$BASE/etc/slurm.conf
+
+# ------------------------------------------------------------------ munge
+mungekey --create --keyfile="$BASE/etc/munge.key" >/dev/null 2>&1 ||
+	dd if=/dev/urandom of="$BASE/etc/munge.key" bs=1024 count=1 2>/dev/null
+chown munge: "$BASE/etc/munge.key" "$BASE/run"; chmod 400 "$BASE/etc/munge.key"
+chmod 700 "$BASE/run"; chown munge: "$BASE/log"
+runuser -u munge -- munged --socket="$BASE/run/munge.sock" \
+	--key-file="$BASE/etc/munge.key" --log-file="$BASE/log/munged.log" \
+	--pid-file="$BASE/run/munged.pid" --seed-file="$BASE/run/munge.seed" \
+	--foreground >"$BASE/log/munged.out" 2>&1 &
+PIDS+=($!)
+chmod 755 "$BASE/run"
+for _ in $(seq 50); do [ -S "$BASE/run/munge.sock" ] && break; sleep 0.1; done
+chown root: "$BASE/log"
+
+# ------------------------------------------------------------------ config
+cat >"$BASE/etc/slurm.conf" <<EOF
+ClusterName=orrsel
+SlurmctldHost=$HOST(127.0.0.1)
+SlurmctldPort=$PORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$BASE/run/munge.sock
+CredType=cred/munge
+PluginDir=$SYSPLUGINS:$PLUGINDIR
+StateSaveLocation=$BASE/state
+SlurmdSpoolDir=$BASE/spool/%n
+SlurmctldPidFile=$BASE/run/slurmctld.pid
+SlurmdPidFile=$BASE/run/slurmd-%n.pid
+SlurmctldLogFile=$BASE/log/slurmctld.log
+SlurmdLogFile=$BASE/log/slurmd-%n.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+SlurmdParameters=config_overrides
+ReturnToService=2
+MpiDefault=none
+SwitchType=switch/none
+SchedulerType=sched/backfill
+SelectType=select/orrery_cons_tres
+SelectTypeParameters=CR_Core
+TopologyPlugin=topology/tree
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+InactiveLimit=0
+KillWait=2
+MinJobAge=300
+Prolog=$BASE/etc/prolog.sh
+PrologFlags=Alloc
+NodeName=o[1-$NNODES] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((PORT + 1))-$((PORT + NNODES)) CPUs=2 RealMemory=1000 State=UNKNOWN
+PartitionName=main Nodes=o[1-$NNODES] Default=YES MaxTime=10 State=UP
+EOF
+half=$((NNODES / 2))
+cat >"$BASE/etc/topology.conf" <<EOF
+SwitchName=leaf0 Nodes=o[1-$half]
+SwitchName=leaf1 Nodes=o[$((half + 1))-$NNODES]
+SwitchName=spine Switches=leaf[0-1]
+EOF
+# Every job gets a profile: 50 ms of 80 Gb/s per node every 100 ms.  Two
+# such jobs crossing the same 100 Gb/s leaf uplinks collide unless one is
+# shifted by half a period.
+write_good_conf() {
+	cat >"$BASE/etc/orrery.conf" <<EOF
+[orrery]
+mode=enforce
+candidates=16
+debug=1
+node_link=100Gbps
+default_profile=period=100ms;up=0ms+50ms@80Gbps
+[uplinks]
+level0=100Gbps
+EOF
+}
+write_good_conf
+cat >"$BASE/etc/prolog.sh" <<EOF
+#!/bin/sh
+env | grep '^SPANK_ORRERY_' | sort >"$BASE/log/prolog-\$SLURM_JOB_ID-\$SLURMD_NODENAME" || true
+exit 0
+EOF
+chmod 755 "$BASE/etc/prolog.sh"
+
+# ------------------------------------------------------------------ daemons
+slurmctld -D -i >"$BASE/log/slurmctld.out" 2>&1 &
+PIDS+=($!)
+CTLD=$!
+for _ in $(seq 100); do t scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
+for i in $(seq $NNODES); do
+	mkdir -p "$BASE/spool/o$i"
+	slurmd -D -N "o$i" >"$BASE/log/slurmd-o$i.out" 2>&1 &
+	PIDS+=($!)
+done
+idle_nodes() { t sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l; }
+for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+
+# ------------------------------------------------------------------ checks
+check "slurmctld is running with select/orrery_cons_tres" kill -0 $CTLD
+check "scontrol show config reports SelectType=select/orrery_cons_tres" \
+	bash -c "timeout 10 scontrol show config | grep -Eq '^SelectType +=.*select/orrery_cons_tres'"
+check "slurmctld logged orrery.conf (mode=enforce)" \
+	grep -q 'select/orrery: mode=enforce' "$BASE/log/slurmctld.log"
+check "all $NNODES slurmd registered idle (sinfo loads the plugin)" \
+	test "$(idle_nodes)" -eq $NNODES
+check "squeue works" t squeue -h
+check "scontrol show node works" bash -c "timeout 10 scontrol show node o1 | grep -q NodeName=o1"
+check "srun -N2 across emulated nodes" \
+	bash -c "test \$(timeout 30 srun -N2 -n2 hostname | wc -l) -eq 2"
+jid=$(t sbatch --parsable -N4 -o "$BASE/log/job-%j.out" --wrap 'srun hostname')
+for _ in $(seq 100); do
+	st=$(t squeue -h -j "$jid" -o %T 2>/dev/null)
+	[ -z "$st" ] && break
+	sleep 0.2
+done
+check "sbatch -N4 job ran its srun step on 4 nodes" \
+	bash -c "test \$(wc -l <'$BASE/log/job-$jid.out') -eq 4"
+check "no undefined-symbol or fatal errors in any daemon log" \
+	bash -c "! grep -Eiq 'undefined symbol|fatal' $BASE/log/*.log $BASE/log/*.out"
+
+# Fail-open: a broken orrery.conf makes the plugin pass through, jobs run.
+printf '[orrery]\nmode=sideways\n' >"$BASE/etc/orrery.conf"
+t scontrol reconfigure
+sleep 1
+check "broken orrery.conf: one clear error line naming the key" \
+	grep -q "select/orrery: .*orrery.conf: \[orrery\] mode=sideways: expected enforce, advise or off; running as plain cons_tres" "$BASE/log/slurmctld.log"
+check "broken orrery.conf: jobs still run" \
+	bash -c "test \$(timeout 30 srun -N3 hostname | wc -l) -eq 3"
+check "slurmctld still alive after reconfigure" kill -0 $CTLD
+
+# ------------------------------------------------------------------ placement
+write_good_conf
+t scontrol reconfigure
+sleep 1
+field() { t scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
+# A key of job $1's ORR1: record in AdminComment.
+orr() {
+	t scontrol show job "$1" | sed -n 's/.*ORR1:\([^ ]*\).*/\1/p' |
+		tr ',' '\n' | sed -n "s/^$2=//p"
+}
+wait_running() {
+	for _ in $(seq 100); do
+		[ "$(t squeue -h -j "$1" -o %T)" = RUNNING ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# Stop our slurmctld and start it again (its jobs keep running);
+# "corrupt" first overwrites orrery_state with random bytes.
+restart_ctld() {
+	kill -TERM $CTLD
+	for _ in $(seq 100); do kill -0 $CTLD 2>/dev/null || break; sleep 0.1; done
+	[ "${1:-}" = corrupt ] && head -c 300 /dev/urandom >"$BASE/state/orrery_state"
+	slurmctld -D -i >>"$BASE/log/slurmctld.out" 2>&1 &
+	PIDS+=($!)
+	CTLD=$!
+	for _ in $(seq 100); do t scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
+	for _ in $(seq 100); do [ "$(t sinfo -h -N -t idle,mix,alloc -o %N | sort -u | wc -l)" -eq $NNODES ] && break; sleep 0.2; done
+}
+if grep -q 'liborrery lacks' "$BASE/log/slurmctld.log"; then
+	echo "skip - placement checks: $(grep -o 'liborrery lacks [a-z_]*' "$BASE/log/slurmctld.log" | head -n1)"
+else
+	# Job A holds an AdminComment of its own (jobstats-style): orrery
+	# must append, not overwrite.
+	a=$(t sbatch --parsable -H -N5 -n5 -c1 -o /dev/null --wrap 'sleep 30')
+	t scontrol update job "$a" AdminComment="JS1:keepme"
+	t scontrol release "$a"
+	check "job A starts" wait_running "$a"
+	b=$(t sbatch --parsable -N5 -n5 -c1 -o /dev/null --wrap 'sleep 30')
+	check "job B starts beside A" wait_running "$b"
+	sleep 1
+	check "AdminComment keeps the existing JS1: record and appends ORR1:" \
+		bash -c "timeout 10 scontrol show job $a | grep -Eq 'AdminComment=JS1:keepme ORR1:period_us=100000,'"
+	pa=$(orr "$a" period_us) sa=$(orr "$a" shift_us) sb=$(orr "$b" shift_us)
+	scb=$(orr "$b" score_min)
+	check "job A period is the profile's 100 ms ($pa us)" test "$pa" = 100000
+	d=$(( ( (${sb:-0} - ${sa:-0}) % 100000 + 100000) % 100000 ))
+	check "job B is shifted half a period from A (A=$sa B=$sb us)" \
+		test -n "$sb" -a $d -ge 49000 -a $d -le 51000
+	check "job B's links are never over capacity after the shift (score_min=$scb)" \
+		test "$scb" = 1.0000
+	nb=$(field "$b" NodeList)
+	check "slurmctld narrowed B to the candidate it logged ($nb)" \
+		bash -c "grep -F 'select/orrery: trying JobId=$b candidate 1/' '$BASE/log/slurmctld.log' | grep -qF ' $nb '"
+	first=$(ls "$BASE"/log/prolog-"$b"-* 2>/dev/null | head -n1)
+	check "prolog of B sees SPANK_ORRERY_SHIFT_US=$sb" \
+		grep -qx "SPANK_ORRERY_SHIFT_US=$sb" "${first:-/dev/null}"
+	check "prolog of B sees SPANK_ORRERY_PERIOD_US and EPOCH_US" \
+		bash -c "grep -qx SPANK_ORRERY_PERIOD_US=100000 '${first:-/dev/null}' && grep -q '^SPANK_ORRERY_EPOCH_US=[0-9]' '${first:-/dev/null}'"
+	check "state file written" test -s "$BASE/state/orrery_state"
+
+	# Restart slurmctld while A and B run: orrery's record comes back from
+	# orrery_state and the jobs leave it when they end.
+	restart_ctld
+	check "restart: B keeps its ORR1: record" \
+		test "$(orr "$b" shift_us)" = "$sb"
+	t scancel "$a" "$b"
+	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
+	sleep 1
+	check "restart: restored the 2 running jobs from orrery_state" \
+		grep -q "select/orrery: restored 2 jobs from $BASE/state/orrery_state" "$BASE/log/slurmctld.log"
+	check "ended jobs leave orrery's state (counter jobs=0)" \
+		bash -c "grep 'select/orrery: mode=' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'jobs=0'"
+
+	# mode=advise: the best candidate is logged, cons_tres chooses freely.
+	sed -i 's/^mode=enforce/mode=advise/' "$BASE/etc/orrery.conf"
+	t scontrol reconfigure
+	sleep 1
+	v=$(t sbatch --parsable -N2 -o /dev/null --wrap 'sleep 1')
+	for _ in $(seq 100); do [ -z "$(t squeue -h -j "$v" -o %T)" ] && break; sleep 0.2; done
+	check "advise: candidate logged, bitmap not narrowed" \
+		bash -c "grep -q 'select/orrery: advise: JobId=$v candidate 1/' '$BASE/log/slurmctld.log' && ! grep -q 'select/orrery: trying JobId=$v ' '$BASE/log/slurmctld.log'"
+	write_good_conf
+	check "slurmctld still alive" kill -0 $CTLD
+
+	# Restart slurmctld on a corrupt orrery_state with liborrery's
+	# placement and evaluation failing (fault injection): one error
+	# line for the state, one fallback line per job, jobs still run.
+	ORRERY_FAULT=place,evaluate restart_ctld corrupt
+	c=$(t sbatch --parsable -N3 -o "$BASE/log/job-%j.out" --wrap 'srun hostname')
+	for _ in $(seq 100); do [ -z "$(t squeue -h -j "$c" -o %T)" ] && break; sleep 0.2; done
+	check "faults injected: the job still ran on 3 nodes" \
+		bash -c "test \$(wc -l <'$BASE/log/job-$c.out') -eq 3"
+	check "faults injected: one 'falling back to cons_tres' line for the job's placement" \
+		test "$(grep -c "select/orrery: placement failed: .*, falling back to cons_tres for JobId=$c\$" "$BASE/log/slurmctld.log")" -eq 1
+	check "faults injected: evaluation failure at job start falls back too" \
+		grep -q "select/orrery: evaluation failed: .*, falling back to cons_tres for JobId=$c\$" "$BASE/log/slurmctld.log"
+	check "corrupt orrery_state: one error line, started empty" \
+		grep -q "select/orrery: $BASE/state/orrery_state: .*; starting with no running jobs" "$BASE/log/slurmctld.log"
+	check "slurmctld survived the faults" kill -0 $CTLD
+fi
+
+echo "$pass passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,92 @@
+/* Unit tests of the ORR1: AdminComment record (admin_record.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admin_record.h"
+
+static void check_merge(const char *old, const char *rec, const char *want)
+{
+	char *got = orrery_admin_comment_merge(old, rec);
+
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_merge_keeps_other_records(void **state)
+{
+	check_merge(NULL, "ORR1:a=1", "ORR1:a=1");
+	check_merge("", "ORR1:a=1", "ORR1:a=1");
+	/* jobstats' record stays, ours is appended after a space. */
+	check_merge("JS1:H4sIAAAA", "ORR1:a=1", "JS1:H4sIAAAA ORR1:a=1");
+	/* Requeue: the earlier ORR1: record is replaced, not duplicated. */
+	check_merge("JS1:x ORR1:a=1 note", "ORR1:a=2", "JS1:x note ORR1:a=2");
+	check_merge("ORR1:a=1", "ORR1:a=2", "ORR1:a=2");
+	/* Stray spaces do not accumulate. */
+	check_merge("  JS1:x   y ", "ORR1:b", "JS1:x y ORR1:b");
+	/* Removing (empty record) keeps the rest. */
+	check_merge("JS1:x ORR1:a=1", "", "JS1:x");
+}
+
+static const char *field(char **kv, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (size_t i = 0; kv[i]; i++)
+		if (!strncmp(kv[i], key, n) && kv[i][n] == '=')
+			return kv[i] + n + 1;
+	return NULL;
+}
+
+static void test_format_round_trips(void **state)
+{
+	const char *prof = "period=100ms;up=0ms+50ms@80Gbps";
+	orrery_admin_record_t r = {
+		.period_us = 100000, .shift_us = 50000,
+		.epoch_us = 1764400000000000LL, .score_min = 1.0,
+		.score_mean = 0.98765, .links = 3, .profile = prof,
+	};
+	char *s = orrery_admin_record_format(&r);
+	gsize len = 0;
+
+	assert_non_null(s);
+	assert_true(g_str_has_prefix(s, ORRERY_ADMIN_TAG));
+	assert_null(strchr(s, ' '));	/* one AdminComment token */
+	{
+		char **kv = g_strsplit(s + strlen(ORRERY_ADMIN_TAG), ",", -1);
+		guchar *dec;
+
+		assert_string_equal(field(kv, "period_us"), "100000");
+		assert_string_equal(field(kv, "shift_us"), "50000");
+		assert_string_equal(field(kv, "epoch_us"), "1764400000000000");
+		assert_string_equal(field(kv, "score_min"), "1.0000");
+		assert_string_equal(field(kv, "score_mean"), "0.9877");
+		assert_string_equal(field(kv, "links"), "3");
+		dec = g_base64_decode(field(kv, "profile_b64"), &len);
+		assert_int_equal(len, strlen(prof));
+		assert_memory_equal(dec, prof, len);
+		g_free(dec);
+		g_strfreev(kv);
+	}
+	free(s);
+
+	r.profile = NULL;
+	s = orrery_admin_record_format(&r);
+	assert_true(g_str_has_suffix(s, ",profile_b64="));
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_keeps_other_records),
+		cmocka_unit_test(test_format_round_trips),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

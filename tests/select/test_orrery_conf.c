@@ -1,0 +1,199 @@
+/* Unit tests of the orrery.conf parser (plugins/select/orrery/orrery_conf.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "orrery_conf.h"
+
+static int parse(const char *text, orrery_conf_t *c, char *err)
+{
+	return orrery_conf_parse(text, strlen(text), "orrery.conf", c, err,
+				 ORRERY_CONF_ERR_MAX);
+}
+
+static void test_defaults_from_empty_file(void **state)
+{
+	orrery_conf_t c;
+	char err[ORRERY_CONF_ERR_MAX];
+
+	assert_int_equal(parse("", &c, err), 0);
+	assert_int_equal(c.mode, ORRERY_MODE_ENFORCE);
+	assert_int_equal(c.candidates, 64);
+	assert_null(c.default_profile);
+	assert_int_equal(c.linkspeed_unit_mbps, 1000);
+	assert_int_equal(c.node_link_mbps, 0);
+	assert_int_equal(c.n_switches, 0);
+	orrery_conf_free(&c);
+}
+
+static void test_full_file(void **state)
+{
+	const char *text =
+		"# site settings\n"
+		"[orrery]\n"
+		"mode=advise\n"
+		"candidates=16\n"
+		"default_profile=resnet50\n"
+		"debug=1\n"
+		"node_link=100Gbps\n"
+		"linkspeed_unit=10Gbps\n"
+		"[uplinks]\n"
+		"level0=200Gbps\n"
+		"level1=1.6Tbps\n"
+		"[switch.leaf3]\n"
+		"uplink=400 Mbps\n"
+		"[switch.spine-a]\n"
+		"uplink=25Gb/s\n";
+	orrery_conf_t c;
+	char err[ORRERY_CONF_ERR_MAX];
+
+	assert_int_equal(parse(text, &c, err), 0);
+	assert_int_equal(c.mode, ORRERY_MODE_ADVISE);
+	assert_int_equal(c.candidates, 16);
+	assert_string_equal(c.default_profile, "resnet50");
+	assert_int_equal(c.debug, 1);
+	assert_int_equal(c.node_link_mbps, 100000);
+	assert_int_equal(c.linkspeed_unit_mbps, 10000);
+	assert_int_equal(c.level_uplink_mbps[0], 200000);
+	assert_int_equal(c.level_uplink_mbps[1], 1600000);
+	assert_int_equal(c.level_uplink_mbps[2], 0);
+	assert_int_equal(c.n_switches, 2);
+	assert_string_equal(c.switches[0].name, "leaf3");
+	assert_int_equal(c.switches[0].uplink_mbps, 400);
+	assert_string_equal(c.switches[1].name, "spine-a");
+	assert_int_equal(c.switches[1].uplink_mbps, 25000);
+	orrery_conf_free(&c);
+}
+
+static void test_rates(void **state)
+{
+	static const struct { const char *s; uint64_t mbps; } good[] = {
+		{ "1Mbps", 1 }, { "100Gbps", 100000 }, { "1.5gbps", 1500 },
+		{ "2 Tbps", 2000000 }, { "10Gb/s", 10000 }, { " 7 mbps ", 7 },
+	};
+	static const char *const bad[] = {
+		"", "Gbps", "100", "100Gbit", "-5Gbps", "0.1Mbps", "1e12Tbps",
+		"100Gbps x", "abc",
+	};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 0;
+		assert_int_equal(orrery_conf_parse_rate(good[i].s, &v), 0);
+		assert_int_equal(v, good[i].mbps);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(orrery_conf_parse_rate(bad[i], &v), -1);
+}
+
+/* Each bad file fails with a message naming the offending token, and
+ * leaves the defaults (the plugin then runs as plain cons_tres). */
+static void test_bad_files_name_the_problem(void **state)
+{
+	static const struct { const char *text, *needle; } cases[] = {
+		{ "[orrery]\nmode=fast\n", "mode=fast" },
+		{ "[orrery]\ncandidates=0\n", "candidates=0" },
+		{ "[orrery]\ncandidates=99999\n", "candidates=99999" },
+		{ "[orrery]\ncandidates=12x\n", "candidates=12x" },
+		{ "[orrery]\ndebug=yes\n", "debug=yes" },
+		{ "[orrery]\nnode_link=100\n", "node_link=100" },
+		{ "[orrery]\nmdoe=advise\n", "unknown key 'mdoe'" },
+		{ "[uplinks]\nlevel16=1Gbps\n", "level16" },
+		{ "[uplinks]\nspine=1Gbps\n", "spine" },
+		{ "[uplinks]\nlevel1=fast\n", "level1=fast" },
+		{ "[switch.]\nuplink=1Gbps\n", "[switch.]" },
+		{ "[switch.s1]\n", "missing uplink" },
+		{ "[switch.s1]\nuplink=1Gbps\nspeed=2\n", "'speed'" },
+		{ "[topology]\n", "unknown group [topology]" },
+		{ "mode=enforce\n", "orrery.conf" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		orrery_conf_t c;
+		char err[ORRERY_CONF_ERR_MAX] = "";
+
+		assert_int_equal(parse(cases[i].text, &c, err), -1);
+		if (!strstr(err, cases[i].needle))
+			fail_msg("case %zu: '%s' does not mention '%s'", i, err,
+				 cases[i].needle);
+		assert_int_equal(c.mode, ORRERY_MODE_ENFORCE);
+		assert_int_equal(c.n_switches, 0);
+		assert_null(c.default_profile);
+	}
+}
+
+static void test_binary_and_oversized_input(void **state)
+{
+	orrery_conf_t c;
+	char err[ORRERY_CONF_ERR_MAX];
+	size_t big = ORRERY_CONF_FILE_MAX + 1;
+	char *buf = malloc(big);
+
+	assert_int_equal(orrery_conf_parse("[orrery]\0x", 10, "f", &c, err,
+					   sizeof(err)), -1);
+	assert_non_null(strstr(err, "NUL"));
+	memset(buf, '#', big);
+	assert_int_equal(orrery_conf_parse(buf, big, "f", &c, err,
+					   sizeof(err)), -1);
+	assert_non_null(strstr(err, "larger than"));
+	free(buf);
+}
+
+static void test_load_missing_and_real_file(void **state)
+{
+	char dir[] = "/tmp/orrery-conf-XXXXXX";
+	char path[256], err[ORRERY_CONF_ERR_MAX];
+	orrery_conf_t c;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/orrery.conf", dir);
+	assert_int_equal(orrery_conf_load(path, &c, err, sizeof(err)), 1);
+	assert_int_equal(c.mode, ORRERY_MODE_ENFORCE);
+
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("[orrery]\nmode=off\n", f);
+	fclose(f);
+	assert_int_equal(orrery_conf_load(path, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.mode, ORRERY_MODE_OFF);
+	orrery_conf_free(&c);
+
+	/* A directory where the file should be is an error, not a crash. */
+	unlink(path);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(orrery_conf_load(path, &c, err, sizeof(err)), -1);
+	rmdir(path);
+	rmdir(dir);
+}
+
+static void test_conf_path_is_beside_slurm_conf(void **state)
+{
+	char *p = orrery_conf_path("/etc/slurm/slurm.conf");
+
+	assert_string_equal(p, "/etc/slurm/orrery.conf");
+	free(p);
+	p = orrery_conf_path("/var/tmp/x/etc/slurm.conf");
+	assert_string_equal(p, "/var/tmp/x/etc/orrery.conf");
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_from_empty_file),
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_bad_files_name_the_problem),
+		cmocka_unit_test(test_binary_and_oversized_input),
+		cmocka_unit_test(test_load_missing_and_real_file),
+		cmocka_unit_test(test_conf_path_is_beside_slurm_conf),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
