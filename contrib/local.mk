@@ -4,3 +4,4 @@ include contrib/cluster/local.mk
 include contrib/sim/local.mk
 include contrib/slurm-source/local.mk
 include tests/integration/local.mk
+include contrib/sacct/local.mk

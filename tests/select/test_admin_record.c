@@ -82,11 +82,61 @@ static void test_format_round_trips(void **state)
 	free(s);
 }
 
+/* What orrery-sacct reads back: the record among other sites' tokens. */
+static void test_parse_round_trips(void **state)
+{
+	const char *prof = "period=100ms;up=0s+50ms@80Gbps";
+	orrery_admin_record_t w = {
+		.period_us = 100000, .shift_us = 50000,
+		.epoch_us = 1764400000000000LL, .score_min = 0.75,
+		.score_mean = 0.875, .links = 2, .profile = prof,
+	};
+	orrery_admin_record_t r;
+	char *rec = orrery_admin_record_format(&w);
+	char *ac = orrery_admin_comment_merge("JS1:H4sIAAAA", rec);
+
+	assert_int_equal(orrery_admin_record_parse(ac, &r), 1);
+	assert_int_equal(r.period_us, 100000);
+	assert_int_equal(r.shift_us, 50000);
+	assert_int_equal(r.epoch_us, 1764400000000000LL);
+	assert_true(r.score_min == 0.75 && r.score_mean == 0.875);
+	assert_int_equal(r.links, 2);
+	assert_string_equal(r.profile, prof);
+	free((char *) r.profile);
+	free(rec);
+	free(ac);
+}
+
+static void test_parse_rejects_and_skips(void **state)
+{
+	orrery_admin_record_t r;
+
+	/* No record: 0; another site's payload only: 0. */
+	assert_int_equal(orrery_admin_record_parse(NULL, &r), 0);
+	assert_int_equal(orrery_admin_record_parse("JS1:abc", &r), 0);
+	/* Malformed numbers: -1, nothing returned. */
+	assert_int_equal(orrery_admin_record_parse("ORR1:period_us=12x", &r), -1);
+	assert_int_equal(r.period_us, 0);
+	assert_int_equal(orrery_admin_record_parse("ORR1:links=-3", &r), -1);
+	assert_int_equal(orrery_admin_record_parse("ORR1:noequals", &r), -1);
+	/* Unknown keys are skipped (newer writers of version 1). */
+	assert_int_equal(orrery_admin_record_parse(
+		"ORR1:shift_us=7,future=1", &r), 1);
+	assert_int_equal(r.shift_us, 7);
+	/* A profile that decodes to control characters is dropped, not
+	 * printed: "\x1b[2J" in base64. */
+	assert_int_equal(orrery_admin_record_parse(
+		"ORR1:shift_us=1,profile_b64=G1sySg==", &r), 1);
+	assert_null(r.profile);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_keeps_other_records),
 		cmocka_unit_test(test_format_round_trips),
+		cmocka_unit_test(test_parse_round_trips),
+		cmocka_unit_test(test_parse_rejects_and_skips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
 /* admin_record.c - format and merge the ORR1: AdminComment record. */
+#include <errno.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -47,4 +48,107 @@ char *orrery_admin_comment_merge(const char *old, const char *record)
 		g_string_free(out, TRUE);
 		return r;
 	}
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	gint64 v;
+
+	errno = 0;
+	v = g_ascii_strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = g_ascii_strtod(s, &end);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The profile travels base64-encoded; accept it back only as printable
+ * ASCII of bounded length, since tools print it to terminals. */
+static char *decode_profile(const char *b64)
+{
+	gsize len = 0;
+	guchar *raw;
+	char *out;
+
+	if (!*b64 || strlen(b64) > 8192)
+		return NULL;
+	raw = g_base64_decode(b64, &len);
+	if (!raw)
+		return NULL;
+	for (gsize i = 0; i < len; i++)
+		if (raw[i] < 0x20 || raw[i] > 0x7e) {
+			g_free(raw);
+			return NULL;
+		}
+	out = strndup((const char *) raw, len);
+	g_free(raw);
+	return out;
+}
+
+int orrery_admin_record_parse(const char *admin_comment,
+			      orrery_admin_record_t *r)
+{
+	g_auto(GStrv) toks = NULL;
+	const char *rec = NULL;
+	int rc = 1;
+
+	memset(r, 0, sizeof(*r));
+	if (!admin_comment)
+		return 0;
+	toks = g_strsplit(admin_comment, " ", -1);
+	for (size_t i = 0; toks[i]; i++)
+		if (g_str_has_prefix(toks[i], ORRERY_ADMIN_TAG))
+			rec = toks[i] + strlen(ORRERY_ADMIN_TAG);
+	if (!rec)
+		return 0;
+	{
+		g_auto(GStrv) kv = g_strsplit(rec, ",", 64);
+
+		for (size_t i = 0; kv[i] && rc == 1; i++) {
+			char *eq = strchr(kv[i], '=');
+			int64_t links = 0;
+
+			if (!eq) {
+				rc = -1;
+				break;
+			}
+			*eq++ = '\0';
+			if (!strcmp(kv[i], "period_us"))
+				rc = parse_i64(eq, &r->period_us) ? -1 : 1;
+			else if (!strcmp(kv[i], "shift_us"))
+				rc = parse_i64(eq, &r->shift_us) ? -1 : 1;
+			else if (!strcmp(kv[i], "epoch_us"))
+				rc = parse_i64(eq, &r->epoch_us) ? -1 : 1;
+			else if (!strcmp(kv[i], "score_min"))
+				rc = parse_double(eq, &r->score_min) ? -1 : 1;
+			else if (!strcmp(kv[i], "score_mean"))
+				rc = parse_double(eq, &r->score_mean) ? -1 : 1;
+			else if (!strcmp(kv[i], "links")) {
+				rc = (parse_i64(eq, &links) || links < 0) ? -1 : 1;
+				r->links = (size_t) links;
+			} else if (!strcmp(kv[i], "profile_b64")) {
+				free((char *) r->profile);
+				r->profile = decode_profile(eq);
+			}
+		}
+	}
+	if (rc != 1) {
+		free((char *) r->profile);
+		memset(r, 0, sizeof(*r));
+	}
+	return rc;
 }

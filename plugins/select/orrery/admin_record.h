@@ -25,4 +25,13 @@ char *orrery_admin_record_format(const orrery_admin_record_t *r);
  * old may be NULL.  malloc()ed. */
 char *orrery_admin_comment_merge(const char *old, const char *record);
 
+/* Find and decode the ORR1: record in an AdminComment (as sacct prints it).
+ * Returns 1 and fills *r when found and well-formed; r->profile then points
+ * into a malloc()ed string the caller frees (NULL if absent or not
+ * printable ASCII).  Returns 0 when there is no ORR1: record, -1 when there
+ * is one but it is malformed (numbers that do not parse).  Unknown keys are
+ * skipped: later writers of version 1 may add fields. */
+int orrery_admin_record_parse(const char *admin_comment,
+			      orrery_admin_record_t *r);
+
 #endif

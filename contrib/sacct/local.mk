@@ -1,0 +1,12 @@
+# orrery-sacct: orrery's per-job records (AdminComment ORR1:) as sacct columns.
+# It decodes with the select plugin's own admin_record.c.
+bin_PROGRAMS += contrib/sacct/orrery-sacct
+contrib_sacct_orrery_sacct_SOURCES = contrib/sacct/orrery-sacct.c \
+	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h
+contrib_sacct_orrery_sacct_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
+contrib_sacct_orrery_sacct_LDADD = $(GLIB_LIBS)
+dist_man_MANS += doc/orrery-sacct.1
+
+TESTS += tests/sacct/test_orrery_sacct.sh
+EXTRA_DIST += tests/sacct/test_orrery_sacct.sh tests/sacct/fake-sacct

@@ -1,0 +1,186 @@
+/*
+ * orrery-sacct - print what orrery recorded for jobs, as sacct columns.
+ *
+ * The select plugin appends an ORR1: record to each placed job's
+ * AdminComment (select-orrery(8)); slurmdbd stores it when the job ends.
+ * This tool runs sacct(1) with a fixed argument vector (never a shell),
+ * decodes the record with the plugin's own decoder and prints one row per
+ * job.  See orrery-sacct(1).
+ */
+#include <glib.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admin_record.h"
+
+static char *opt_jobs, *opt_start, *opt_end, *opt_user, *opt_sacct;
+static gboolean opt_all, opt_parsable, opt_noheader, opt_only;
+
+static GOptionEntry entries[] = {
+	{ "jobs", 'j', 0, G_OPTION_ARG_STRING, &opt_jobs,
+	  "job ids, as sacct -j takes them", "LIST" },
+	{ "starttime", 'S', 0, G_OPTION_ARG_STRING, &opt_start,
+	  "jobs in this state after TIME (sacct -S)", "TIME" },
+	{ "endtime", 'E', 0, G_OPTION_ARG_STRING, &opt_end,
+	  "jobs in this state before TIME (sacct -E)", "TIME" },
+	{ "user", 'u', 0, G_OPTION_ARG_STRING, &opt_user,
+	  "jobs of these users (sacct -u)", "LIST" },
+	{ "allusers", 'a', 0, G_OPTION_ARG_NONE, &opt_all,
+	  "jobs of all users (sacct -a)", NULL },
+	{ "parsable", 'p', 0, G_OPTION_ARG_NONE, &opt_parsable,
+	  "'|'-separated output, like sacct --parsable2", NULL },
+	{ "noheader", 'n', 0, G_OPTION_ARG_NONE, &opt_noheader,
+	  "no header line", NULL },
+	{ "orrery-only", 'o', 0, G_OPTION_ARG_NONE, &opt_only,
+	  "only jobs orrery placed (with an ORR1: record)", NULL },
+	{ "sacct", 0, 0, G_OPTION_ARG_FILENAME, &opt_sacct,
+	  "sacct program to run (default: sacct on PATH)", "PATH" },
+	{ NULL }
+};
+
+enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
+       C_SMEAN, C_LINKS, C_PROFILE, N_COLS };
+static const char *headers[N_COLS] = {
+	"JobID", "JobName", "State", "NodeList", "Period", "Shift",
+	"ScoreMin", "ScoreMean", "Links", "Profile"
+};
+
+static char *ms(int64_t us)
+{
+	return g_strdup_printf("%.3fms", (double) us / 1000.0);
+}
+
+/* One sacct line: JobID|JobName|State|NodeList|AdminComment.  AdminComment
+ * comes last so a '|' inside it cannot shift the other fields. */
+static GPtrArray *row_of(const char *line, int *is_orrery)
+{
+	g_auto(GStrv) f = g_strsplit(line, "|", 5);
+	GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
+	orrery_admin_record_t r;
+	int rc;
+
+	*is_orrery = 0;
+	if (g_strv_length(f) < 5)
+		return NULL;
+	for (int i = 0; i < 4; i++)
+		g_ptr_array_add(row, g_strdup(f[i]));
+	rc = orrery_admin_record_parse(f[4], &r);
+	if (rc == 1) {
+		*is_orrery = 1;
+		g_ptr_array_add(row, ms(r.period_us));
+		g_ptr_array_add(row, ms(r.shift_us));
+		g_ptr_array_add(row, g_strdup_printf("%.3f", r.score_min));
+		g_ptr_array_add(row, g_strdup_printf("%.3f", r.score_mean));
+		g_ptr_array_add(row, g_strdup_printf("%zu", r.links));
+		g_ptr_array_add(row, g_strdup(r.profile ? r.profile : "-"));
+		free((char *) r.profile);
+	} else {
+		for (int i = C_PERIOD; i < N_COLS; i++)
+			g_ptr_array_add(row, g_strdup(
+				rc < 0 && i == C_PROFILE ? "(malformed ORR1: record)" : "-"));
+	}
+	return row;
+}
+
+/* Aligned columns (sacct's look), or '|'-separated with --parsable. */
+static void print_row(const char *const *cells, const size_t *width)
+{
+	for (int c = 0; c < N_COLS; c++) {
+		if (opt_parsable)
+			printf("%s%s", cells[c], c + 1 < N_COLS ? "|" : "\n");
+		else if (c + 1 < N_COLS)
+			printf("%-*s ", (int) width[c], cells[c]);
+		else
+			printf("%s\n", cells[c]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	g_autoptr(GOptionContext) ctx =
+		g_option_context_new("- orrery's per-job records from accounting");
+	g_autoptr(GError) gerr = NULL;
+	g_autoptr(GPtrArray) av = g_ptr_array_new();
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(
+		(GDestroyNotify) g_ptr_array_unref);
+	g_autofree char *out = NULL, *errout = NULL;
+	g_auto(GStrv) lines = NULL;
+	size_t width[N_COLS];
+	int status = 0;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+		fprintf(stderr, "orrery-sacct: %s (try --help)\n", gerr->message);
+		return 2;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "orrery-sacct: unexpected argument '%s' (try --help)\n",
+			argv[1]);
+		return 2;
+	}
+	if (!opt_sacct)
+		opt_sacct = getenv("ORRERY_SACCT") ? getenv("ORRERY_SACCT") : "sacct";
+	g_ptr_array_add(av, opt_sacct);
+	g_ptr_array_add(av, "--allocations");
+	g_ptr_array_add(av, "--noheader");
+	g_ptr_array_add(av, "--parsable2");
+	g_ptr_array_add(av, "--format=JobID,JobName,State,NodeList,AdminComment");
+	if (opt_jobs) { g_ptr_array_add(av, "-j"); g_ptr_array_add(av, opt_jobs); }
+	if (opt_start) { g_ptr_array_add(av, "-S"); g_ptr_array_add(av, opt_start); }
+	if (opt_end) { g_ptr_array_add(av, "-E"); g_ptr_array_add(av, opt_end); }
+	if (opt_user) { g_ptr_array_add(av, "-u"); g_ptr_array_add(av, opt_user); }
+	if (opt_all)
+		g_ptr_array_add(av, "-a");
+	g_ptr_array_add(av, NULL);
+
+	if (!g_spawn_sync(NULL, (char **) av->pdata, NULL, G_SPAWN_SEARCH_PATH,
+			  NULL, NULL, &out, &errout, &status, &gerr)) {
+		fprintf(stderr, "orrery-sacct: cannot run %s: %s\n", opt_sacct,
+			gerr->message);
+		return 1;
+	}
+	if (!g_spawn_check_wait_status(status, &gerr)) {
+		fprintf(stderr, "orrery-sacct: %s failed (%s): %s", opt_sacct,
+			gerr->message, errout && *errout ? errout : "no message\n");
+		return 1;
+	}
+
+	lines = g_strsplit(out, "\n", -1);
+	for (size_t i = 0; lines[i]; i++) {
+		int is_orrery;
+		GPtrArray *row;
+
+		if (!*lines[i])
+			continue;
+		row = row_of(lines[i], &is_orrery);
+		if (!row) {
+			fprintf(stderr, "orrery-sacct: skipping unexpected sacct line %zu\n",
+				i + 1);
+			continue;
+		}
+		if (opt_only && !is_orrery) {
+			g_ptr_array_unref(row);
+			continue;
+		}
+		g_ptr_array_add(rows, row);
+	}
+
+	for (int c = 0; c < N_COLS; c++) {
+		width[c] = strlen(headers[c]);
+		for (guint i = 0; i < rows->len; i++) {
+			GPtrArray *row = g_ptr_array_index(rows, i);
+			size_t w = strlen(g_ptr_array_index(row, c));
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	if (!opt_noheader)
+		print_row(headers, width);
+	for (guint i = 0; i < rows->len; i++) {
+		GPtrArray *row = g_ptr_array_index(rows, i);
+		print_row((const char *const *) row->pdata, width);
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# orrery-sacct against a fake sacct: decoding, columns, options passed on,
+# and failures reported.  Ends with "N passed, M failed".
+set -u
+srcdir=${srcdir:-$(dirname "$0")/../..}
+tool=${ORRERY_SACCT_BIN:-./contrib/sacct/orrery-sacct}
+fake=$srcdir/tests/sacct/fake-sacct
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() {  # check NAME COMMAND...
+	local name=$1; shift
+	if "$@"; then pass=$((pass + 1)); echo "ok - $name"
+	else fail=$((fail + 1)); echo "not ok - $name"; fi
+}
+
+out=$(FAKE_SACCT_ARGS=$tmp/args "$tool" --sacct "$fake" -j 11,12 -S 2026-11-01 -E now -a)
+rc=$?
+check "exit 0" test $rc -eq 0
+check "sacct got allocations, parsable2, fixed format" \
+	grep -qx -- '--format=JobID,JobName,State,NodeList,AdminComment' "$tmp/args"
+check "-j -S -E -a passed on as separate arguments" \
+	bash -c "tr '\n' ' ' < $tmp/args | grep -q -- '-j 11,12 -S 2026-11-01 -E now -a'"
+check "header" bash -c "head -n 1 <<<'$out' | grep -q '^JobID .*Period .*Shift .*ScoreMin .*Profile'"
+check "job 11 decoded: period, shift, scores, links, profile" \
+	grep -Eq '^11 +heavy-a +COMPLETED +node\[001-004\] +100\.000ms +50\.000ms +1\.000 +1\.000 +2 +period=100ms;up=0s\+50ms@80Gbps$' <<<"$out"
+check "job 12 without a record shows dashes" \
+	grep -Eq '^12 +plain +COMPLETED +node005 +- +- +- +- +- +-$' <<<"$out"
+check "malformed record is named, not guessed" \
+	grep -Eq '^13 .*\(malformed ORR1: record\)$' <<<"$out"
+check "a '|' inside AdminComment does not shift columns" \
+	grep -Eq '^14 +pipe +COMPLETED +node007 +200\.000ms +0\.000ms +0\.500 +0\.750 +1 +-$' <<<"$out"
+
+out=$("$tool" --sacct "$fake" --parsable --noheader --orrery-only)
+check "--parsable --noheader --orrery-only" \
+	test "$(printf '%s\n' "$out" | cut -d'|' -f1 | tr '\n' ' ')" = "11 14 "
+check "parsable fields" \
+	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|period=100ms;up=0s+50ms@80Gbps' <<<"$out"
+
+err=$(FAKE_SACCT_FAIL=1 "$tool" --sacct "$fake" 2>&1 >/dev/null); rc=$?
+check "sacct failure: exit 1 with sacct's message" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'Connection refused' <<<\"$err\""
+err=$("$tool" --bogus 2>&1); rc=$?
+check "unknown option: exit 2 and says so" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'Unknown option --bogus' <<<\"$err\""
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
