@@ -14,14 +14,24 @@ SPANK_PLUGIN(orrery, 1);
 
 static int args_ok;
 
-int slurm_spank_init(spank_t sp, int ac, char **av)
+/* Every callback gets the plugstack arguments; slurm_spank_init is not
+ * called in the job_script context (prolog/epilog), so parse them on first
+ * use wherever that is. */
+static int args(int ac, char **av)
 {
-	spank_context_t ctx = spank_context();
-
+	if (args_ok)
+		return 0;
 	if (osp_args_parse(ac, av, &osp_conf) < 0)
 		return -1;
 	args_ok = 1;
-	switch (ctx) {
+	return 0;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	if (args(ac, av) < 0)
+		return -1;
+	switch (spank_context()) {
 	case S_CTX_LOCAL:
 	case S_CTX_ALLOCATOR:
 	case S_CTX_REMOTE:
@@ -33,6 +43,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
+	if (args(ac, av) < 0)
+		return -1;
 	switch (spank_context()) {
 	case S_CTX_LOCAL:
 	case S_CTX_ALLOCATOR:
@@ -44,18 +56,21 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
 {
-	/* init runs first in every context; guard anyway. */
-	return args_ok ? osp_prolog(sp) : 0;
+	/* A bad configuration must not drain the node: init already
+	 * reported it in every other context. */
+	return args(ac, av) < 0 ? 0 : osp_prolog(sp);
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
-	return args_ok ? osp_epilog(sp) : 0;
+	return args(ac, av) < 0 ? 0 : osp_epilog(sp);
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
-	return (args_ok && spank_remote(sp)) ? osp_user_init(sp) : 0;
+	if (args(ac, av) < 0)
+		return -1;
+	return spank_remote(sp) ? osp_user_init(sp) : 0;
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)

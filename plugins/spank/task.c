@@ -54,6 +54,8 @@ static void take_env(const char *name, char *field, size_t size, int score)
 	strcpy(field, val);
 }
 
+extern char **environ;
+
 int osp_prolog(spank_t sp)
 {
 	const char *node = getenv("SLURMD_NODENAME");
@@ -64,6 +66,14 @@ int osp_prolog(spank_t sp)
 	if (job_id_from(sp, &id) < 0) {
 		slurm_error(OSP_LOG_PREFIX "prolog: no job id");
 		return 0;
+	}
+	if (osp_conf.verbose) {
+		char **e;
+
+		for (e = environ; *e; e++)
+			if (strncmp(*e, OSP_SPANK_PREFIX "ORRERY_", 13) == 0)
+				slurm_info(OSP_LOG_PREFIX "prolog: job %" PRIu32 ": %.*s set",
+					   id, (int)strcspn(*e, "="), *e);
 	}
 	memset(&r, 0, sizeof(r));
 	if (profile) {
@@ -132,9 +142,13 @@ int osp_user_init(spank_t sp)
 
 	if (job_id_from(sp, &id) < 0)
 		return 0;
-	if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS &&
-	    getenv("SLURMD_NODENAME"))
+	/* slurmstepd's own environment names this node (multiple-slurmd);
+	 * the task environment may still carry the batch host's name, copied
+	 * by srun from the batch script, so it is only the fallback. */
+	if (getenv("SLURMD_NODENAME"))
 		snprintf(node, sizeof(node), "%s", getenv("SLURMD_NODENAME"));
+	else if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS)
+		node[0] = '\0';
 
 	if (osp_relay_read(node, id, &r) <= 0)
 		memset(&r, 0, sizeof(r));
