@@ -21,3 +21,4 @@ plugstackdir = $(sysconfdir)/slurm/plugstack.conf.d
 dist_plugstack_DATA = plugins/spank/orrery.conf
 endif
 EXTRA_DIST += plugins/spank/spank_orrery.map plugins/spank/orrery.conf
+dist_man_MANS += doc/spank-orrery.8
