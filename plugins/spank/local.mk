@@ -22,3 +22,17 @@ dist_plugstack_DATA = plugins/spank/orrery.conf
 endif
 EXTRA_DIST += plugins/spank/spank_orrery.map plugins/spank/orrery.conf
 dist_man_MANS += doc/spank-orrery.8
+
+# The plugin's Slurm-free parts (arguments, validation, relay file), with
+# Slurm's logging and option calls stubbed in the test.
+if HAVE_SLURM
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_spank
+TESTS += tests/unit/test_spank
+tests_unit_test_spank_SOURCES = tests/unit/test_spank.c \
+	plugins/spank/args.c plugins/spank/option.c plugins/spank/relay.c
+tests_unit_test_spank_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(SLURM_CPPFLAGS)
+tests_unit_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_spank_LDADD = lib/liborrery.la $(CMOCKA_LIBS)
+endif
+endif
