@@ -76,7 +76,9 @@ int osp_job_env_post_opt(spank_t sp)
 	const char *source = "--" OSP_OPTION_NAME;
 	char *from_env = NULL;
 	const char *env;
-	int in_job = getenv("SLURM_JOB_ID") != NULL;
+	/* srun inside an existing allocation: a step, not a new job. */
+	int step_in_job = getenv("SLURM_JOB_ID") != NULL &&
+			  spank_context() == S_CTX_LOCAL;
 	int rc;
 
 	if (!canonical) {
@@ -96,8 +98,8 @@ int osp_job_env_post_opt(spank_t sp)
 		}
 	}
 	if (!canonical) {
-		/* srun inside an allocation runs under the job's profile. */
-		if (osp_conf.require_profile && !in_job) {
+		/* A step runs under its job's profile. */
+		if (osp_conf.require_profile && !step_in_job) {
 			slurm_error(OSP_LOG_PREFIX "this cluster requires --" OSP_OPTION_NAME
 				    "=SPEC (or " OSP_INPUT_ENV "); see spank-orrery(8)");
 			return -1;
@@ -109,7 +111,7 @@ int osp_job_env_post_opt(spank_t sp)
 
 	/* A step inside an existing job cannot change the job's environment;
 	 * its tasks get the job's values from the relay (task.c). */
-	if (in_job && spank_context() == S_CTX_LOCAL) {
+	if (step_in_job) {
 		free(from_env);
 		return 0;
 	}
