@@ -4,7 +4,12 @@
 # --comm-profile, the prolog relay, srun/salloc paths and accounting.
 #
 # Usage: tests/integration/run.sh [--build-dir DIR] [--state-dir DIR]
-#                                 [--port-base P] [--keep]
+#                                 [--port-base P] [--select cons_tres|orrery]
+#                                 [--keep]
+# --select cons_tres (default): the SPANK plugin's test_controller=1 stands
+# in for the select plugin (shift = period / 4, score 1).
+# --select orrery: the real select/orrery_cons_tres from the build tree
+# (or $ORRERY_SELECT_PLUGIN_DIR) assigns the values.
 # Run as root.  The cluster is brought up in its own state directory and
 # port range, and always taken down again (trap), --keep aside.  The last
 # line of output is "N passed, M failed"; the exit status is 0 only if
@@ -18,12 +23,14 @@ STATE=/var/tmp/orrery-it
 PORT_BASE=17400
 KEEP=0
 NODES=8
+SELECT=cons_tres
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build-dir) BUILD=$2; shift ;;
 	--state-dir) STATE=$2; shift ;;
 	--port-base) PORT_BASE=$2; shift ;;
+	--select) SELECT=$2; shift ;;
 	--keep) KEEP=1 ;;
 	*) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
@@ -72,11 +79,23 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "# bringing up $NODES nodes in $STATE (ports $PORT_BASE..)"
+SPANK_ARGS="verbose=1"
+case $SELECT in
+cons_tres) SPANK_ARGS="test_controller=1 $SPANK_ARGS" ;;
+orrery)
+	export ORRERY_SELECT_PLUGIN_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$(cd "$BUILD" && pwd)/plugins/select/orrery/.libs}
+	if [ ! -f "$ORRERY_SELECT_PLUGIN_DIR/select_orrery_cons_tres.so" ]; then
+		echo "run.sh: --select orrery: no select_orrery_cons_tres.so in $ORRERY_SELECT_PLUGIN_DIR" >&2
+		summary; exit 1
+	fi ;;
+*) echo "run.sh: --select: cons_tres or orrery" >&2; exit 2 ;;
+esac
+
+echo "# bringing up $NODES nodes in $STATE (ports $PORT_BASE..), select $SELECT"
 "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
 if ! "$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" \
-	--leaf-size 4 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
-	--spank-args "test_controller=1 verbose=1" --timeout 90 >"$STATE.up.log" 2>&1; then
+	--leaf-size 4 --gpus-per-node 8 --spank-plugin "$PLUGIN" --select "$SELECT" \
+	--spank-args "$SPANK_ARGS" --timeout 90 >"$STATE.up.log" 2>&1; then
 	not_ok "cluster up" "$(tail -n 30 "$STATE.up.log")"
 	exit 1
 fi
@@ -264,11 +283,25 @@ t_4node() {
 	prof=$(val "$OUT/j4.step0" "$batch_node" ORRERY_PROFILE)
 	period=$(val "$OUT/j4.step0" "$batch_node" ORRERY_PERIOD_US)
 	shift=$(val "$OUT/j4.step0" "$batch_node" ORRERY_SHIFT_US)
-	if [[ $prof == period=250ms\;* ]] && [ "$period" = 250000 ] && [ "$shift" = 62500 ]; then
-		ok "relayed values: canonical profile, period 250000 us, shift 62500 us"
+	local score epoch want
+	score=$(val "$OUT/j4.step0" "$batch_node" ORRERY_JOB_SCORE)
+	epoch=$(val "$OUT/j4.step0" "$batch_node" ORRERY_EPOCH_US)
+	if [ "$SELECT" = cons_tres ]; then
+		want="period 250000 us, shift 62500 us (test_controller)"
+		[[ $prof == period=250ms\;* ]] && [ "$period" = 250000 ] && [ "$shift" = 62500 ]
 	else
-		not_ok "relayed values: canonical profile, period 250000 us, shift 62500 us" \
-			"profile=$prof period=$period shift=$shift"
+		# The controller's gate period is the profile's, rounded up to
+		# its quantum; the shift lies in [0, period); epoch is in the past.
+		want="period >= 250000 us, 0 <= shift < period, epoch <= now, score numeric"
+		[[ $prof == period=250ms\;* ]] && [ "$period" -ge 250000 ] && [ "$shift" -ge 0 ] &&
+			[ "$shift" -lt "$period" ] && [ "$epoch" -le "$(date +%s)000000" ] &&
+			[[ $score =~ ^[0-9]+(\.[0-9]+)?$ ]]
+	fi
+	if [ $? -eq 0 ]; then
+		ok "relayed values: canonical profile, $want"
+	else
+		not_ok "relayed values: canonical profile, $want" \
+			"profile=$prof period=$period shift=$shift epoch=$epoch score=$score"
 	fi
 	# The relay files are gone after the job (job_epilog).
 	local left
@@ -288,7 +321,11 @@ t_sacct() {
 		sleep 1
 	done
 	IFS='|' read -r id name state nn nodelist comment admin <<<"$line"
-	if [ "$state" = COMPLETED ] && [ "$nn" = 4 ] && [ "$comment" = orrery-it ] && [[ $nodelist == node* ]]; then
+	# The select plugin records its decision in AdminComment (ORR1:).
+	local admin_ok=1
+	[ "$SELECT" = cons_tres ] || [[ $admin == *ORR1:* ]] || admin_ok=0
+	if [ "$state" = COMPLETED ] && [ "$nn" = 4 ] && [ "$comment" = orrery-it ] &&
+	   [[ $nodelist == node* ]] && [ $admin_ok -eq 1 ]; then
 		ok "sacct records the 4-node job: $nodelist, Comment=$comment, AdminComment='$admin'"
 	else
 		not_ok "sacct records the 4-node job (State, NNodes=4, NodeList, Comment)" "$line"
