@@ -146,3 +146,11 @@ const char *osp_option_getopt(spank_t sp)
 	option_value = strdup(val);
 	return option_value;
 }
+
+void osp_option_free(void)
+{
+	free(option_value);
+	free(option_canonical);
+	option_value = NULL;
+	option_canonical = NULL;
+}

@@ -57,6 +57,7 @@ int osp_option_register(spank_t sp);
 const char *osp_option_value(void);
 /* remote: the value, from the callback or spank_option_getopt. */
 const char *osp_option_getopt(spank_t sp);
+void osp_option_free(void);
 /* The canonical profile validated in this process (NULL if none). */
 const char *osp_option_canonical(void);
 /* Turn a user's SPEC into its canonical form: parse it, or for "@PATH" /

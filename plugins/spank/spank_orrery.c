@@ -76,6 +76,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	osp_args_free(&osp_conf);
+	osp_option_free();
 	args_ok = 0;
 	return 0;
 }

@@ -87,6 +87,9 @@ int osp_prolog(spank_t sp)
 				    id, msg);
 		} else if (strlen(canonical) < sizeof(r.profile)) {
 			strcpy(r.profile, canonical);
+		} else {
+			slurm_error(OSP_LOG_PREFIX "prolog: job %" PRIu32 ": canonical profile longer than %zu characters: not relayed",
+				    id, sizeof(r.profile) - 1);
 		}
 		free(canonical);
 	}
