@@ -423,7 +423,33 @@ t_file_ok() {
 	fi
 }
 
+# orrery-cluster itself: `up' again is harmless, `status' sees everything.
+t_cluster_idempotent() {
+	local out rc n
+	out=$("$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 30 2>&1); rc=$?
+	n=$("$CLUSTER" status --state-dir "$STATE" 2>&1 | grep -c '^slurmd-node.* running$')
+	if [ $rc -eq 0 ] && echo "$out" | grep -q "^export SLURM_CONF=$SLURM_CONF\$" && [ "$n" -eq "$NODES" ]; then
+		ok "orrery-cluster up twice is harmless; status shows $n slurmd running"
+	else
+		not_ok "orrery-cluster up twice is harmless; status shows all slurmd" "rc=$rc slurmd running=$n" "$out"
+	fi
+}
+
+# Last: `down' stops exactly what `up' started, and frees the ports.
+t_cluster_down() {
+	local pids alive="" p
+	pids=$(awk '{ print $2 }' "$STATE/run/pids")
+	"$CLUSTER" down --state-dir "$STATE" >"$OUT/down.log" 2>&1
+	for p in $pids; do [ -d "/proc/$p" ] && alive="$alive $p"; done
+	for p in $PORT_BASE $((PORT_BASE + 1)) $((PORT_BASE + 2)) $((PORT_BASE + 10)); do
+		timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2>/dev/null && alive="$alive port:$p"
+	done
+	[ -z "$alive" ] && ok "orrery-cluster down stops all $(echo $pids | wc -w) daemons it started and frees the ports" ||
+		not_ok "orrery-cluster down stops all daemons it started" "still alive:$alive" "$(cat "$OUT/down.log")"
+}
+
 # Submit the batch jobs together (they share the 8 nodes), then check.
+t_cluster_idempotent
 submit_4node
 submit_precedence
 submit_env
@@ -441,3 +467,4 @@ t_srun
 t_no_profile
 t_file_ok
 t_sacct
+t_cluster_down
