@@ -151,8 +151,13 @@ Pattern parse_pattern(std::string_view spec)
 				fail(ORRERY_EINVAL, "duplicate 'period=' ('" +
 					token + "'); exactly one is allowed");
 			have_period = true;
-			p.period_us = parse_time(val, token);
-			if (p.period_us < ORRERY_MIN_PERIOD_US ||
+			units::Parsed r = units::parse_time_us(val, &p.period_us);
+			if (r != units::Parsed::Ok &&
+			    r != units::Parsed::Overflow)
+				fail(ORRERY_EINVAL, "'" + token + "': " +
+					units::explain(r, val, true));
+			if (r == units::Parsed::Overflow ||
+			    p.period_us < ORRERY_MIN_PERIOD_US ||
 			    p.period_us > ORRERY_MAX_PERIOD_US)
 				fail(ORRERY_ERANGE, "'" + token +
 					"' out of range (" + kPeriodRange + ")");

@@ -175,7 +175,8 @@ static void test_pattern_ranges(void **state)
 		      "'period=999us' out of range (1ms..3600s)");
 	expect_reject("period=3600000001us", ORRERY_ERANGE, NULL);
 	expect_reject("period=0s", ORRERY_ERANGE, NULL);
-	expect_reject("period=99999999999999999999s", ORRERY_ERANGE, NULL);
+	expect_reject("period=99999999999999999999s", ORRERY_ERANGE,
+		      "'period=99999999999999999999s' out of range (1ms..3600s)");
 	expect_reject("period=9223372036854775808us", ORRERY_ERANGE, NULL);
 	expect_reject("period=9223372036855s", ORRERY_ERANGE, NULL);
 	expect_reject("period=250ms;up=0ms+0ms@45Gbps", ORRERY_ERANGE,
@@ -206,7 +207,7 @@ static void test_limits(void **state)
 	s[ORRERY_SPEC_MAX_LEN] = ' ';
 	s[ORRERY_SPEC_MAX_LEN + 1] = '\0';
 	expect_reject(s, ORRERY_ELIMIT,
-		      "profile is 4097 bytes, longer than the limit of 4096");
+		      "profile longer than the limit of 4096 bytes");
 	free(s);
 
 	/* phase count: ORRERY_MAX_PHASES parse, one more does not */
@@ -749,6 +750,57 @@ static void test_resolve_clamps(void **state)
 	orrery_profile_free(m);
 }
 
+/* Any catalogue model with any accepted parameters at any shape either
+ * resolves to a valid pattern or is refused for its parallel layout
+ * (EINVAL); never a range error, never an internal error. */
+static void test_resolve_property(void **state)
+{
+	(void)state;
+	static const char *const prec[] = {"fp32", "fp16", "bf16"};
+	static const char *const gpu[] = {"v100", "a100", "h100"};
+	static const char *const llm[] = {"", ",tp=1", ",tp=4,pp=4",
+					  ",pp=8,dp=auto", ",tp=8,pp=1"};
+	for (int iter = 0; iter < 3000; iter++) {
+		size_t i = (size_t)rnd_range(0, orrery_catalogue_count() - 1);
+		const char *name = orrery_catalogue_name(i);
+		int is_llm = strstr(orrery_catalogue_summary(i), "LLM") != NULL;
+		int g = (int)rnd_range(0, 2), pr = (int)rnd_range(0, 2);
+		if (g == 0 && pr == 2)
+			pr = 1;  /* no bf16 on V100 */
+		char spec[256];
+		snprintf(spec, sizeof(spec), "%s:batch=%u,gpu=%s,precision=%s,"
+			 "overlap=0.%u%s", name, (unsigned)rnd_value(1, 65536),
+			 gpu[g], prec[pr], (unsigned)rnd_range(0, 9),
+			 is_llm ? llm[rnd() % 5] : "");
+		orrery_profile_t *m = parse_ok(spec);
+		orrery_shape_t s = {
+			(uint32_t)(iter % 3 ? rnd_range(0, 64) : rnd_range(0, 100000)),
+			(uint32_t)rnd_range(0, 16),
+			iter % 5 ? rnd_value(0, 800000) : rnd_range(0, UINT64_MAX / 2)};
+		orrery_profile_t *r = NULL;
+		orrery_error_t err;
+		int rc = orrery_profile_resolve(m, &s, &r, &err);
+		if (rc != ORRERY_OK && !(is_llm && rc == ORRERY_EINVAL))
+			fail_msg("%s at %u x %u @ %" PRIu64 ": rc %d %s", spec,
+				 s.nodes, s.gpus_per_node, s.link_mbps, rc,
+				 err.message);
+		if (rc == ORRERY_OK) {
+			int64_t per = orrery_profile_period_us(r);
+			assert_true(per >= ORRERY_MIN_PERIOD_US &&
+				    per <= ORRERY_MAX_PERIOD_US);
+			if (s.nodes == 1)
+				assert_int_equal(orrery_profile_phase_count(r), 0);
+			char *c = orrery_profile_canonical(r);
+			orrery_profile_t *q = parse_ok(c);
+			assert_true(orrery_profile_equal(r, q));
+			orrery_free(c);
+			orrery_profile_free(q);
+		}
+		orrery_profile_free(r);
+		orrery_profile_free(m);
+	}
+}
+
 /* ------------------------------------------------------------ files */
 
 static char data_dir[4096];
@@ -857,6 +909,10 @@ static void test_file_bad(void **state)
 		{"bad-syntax.profile", ORRERY_EINVAL, "not a key-file"},
 		{"bad-capture.profile", ORRERY_EINVAL, "[capture] iterations 'many'"},
 		{"bad-period-range.profile", ORRERY_ERANGE, "out of range (1ms..3600s)"},
+		{"bad-duplicate-key.profile", ORRERY_EINVAL,
+		 "line 4: key 'period' appears twice in [profile]"},
+		{"bad-duplicate-group.profile", ORRERY_EINVAL,
+		 "group [phase.0] appears twice"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char path[4200];
@@ -897,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_dlrm),
 		cmocka_unit_test(test_resolve_llm),
 		cmocka_unit_test(test_resolve_clamps),
+		cmocka_unit_test(test_resolve_property),
 		cmocka_unit_test(test_file_good),
 		cmocka_unit_test(test_file_bad),
 	};
