@@ -1,1 +1,38 @@
-# filled in by its component
+# plugins/spank: the orrery SPANK plugin (--comm-profile).
+if HAVE_SLURM
+slurmplugindir = $(slurm_plugindir)
+slurmplugin_LTLIBRARIES = plugins/spank/spank_orrery.la
+plugins_spank_spank_orrery_la_SOURCES = \
+	plugins/spank/orrery_spank.h \
+	plugins/spank/spank_orrery.c \
+	plugins/spank/args.c \
+	plugins/spank/option.c \
+	plugins/spank/job_env.c \
+	plugins/spank/relay.c \
+	plugins/spank/task.c
+plugins_spank_spank_orrery_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+# Slurm defines slurm_error() etc. in the process that loads us.
+plugins_spank_spank_orrery_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/plugins/spank/spank_orrery.map
+plugins_spank_spank_orrery_la_LIBADD = lib/liborrery.la
+EXTRA_plugins_spank_spank_orrery_la_DEPENDENCIES = plugins/spank/spank_orrery.map
+
+plugstackdir = $(sysconfdir)/slurm/plugstack.conf.d
+dist_plugstack_DATA = plugins/spank/orrery.conf
+endif
+EXTRA_DIST += plugins/spank/spank_orrery.map plugins/spank/orrery.conf
+dist_man_MANS += doc/spank-orrery.8
+
+# The plugin's Slurm-free parts (arguments, validation, relay file), with
+# Slurm's logging and option calls stubbed in the test.
+if HAVE_SLURM
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_spank
+TESTS += tests/unit/test_spank
+tests_unit_test_spank_SOURCES = tests/unit/test_spank.c \
+	plugins/spank/args.c plugins/spank/option.c plugins/spank/relay.c
+tests_unit_test_spank_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(SLURM_CPPFLAGS)
+tests_unit_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_spank_LDADD = lib/liborrery.la $(CMOCKA_LIBS)
+endif
+endif

@@ -1,0 +1,135 @@
+/*
+ * args.c - plugstack.conf arguments of the orrery SPANK plugin.
+ *
+ *   required spank_orrery.so [default_profile=SPEC] [runtime_dir=DIR]
+ *                            [require_profile=0|1] [verbose=0|1]
+ *                            [test_controller=0|1]
+ *
+ * Strict: every argument is key=value with a known key, and a bad value or
+ * an unknown key fails the plugin's init with one line naming it (a typo in
+ * plugstack.conf must not silently disable a setting).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orrery_spank.h"
+
+struct osp_conf osp_conf;
+
+static int parse_bool(const char *key, const char *val, int *out)
+{
+	if (strcmp(val, "0") == 0 || strcmp(val, "no") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (strcmp(val, "1") == 0 || strcmp(val, "yes") == 0) {
+		*out = 1;
+		return 0;
+	}
+	slurm_error(OSP_LOG_PREFIX "plugstack argument %s=%s: accepted values are 0, 1, no, yes",
+		    key, val);
+	return -1;
+}
+
+static int set_runtime_dir(const char *val, struct osp_conf *conf)
+{
+	const char *p;
+
+	if (val[0] != '/') {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument runtime_dir=%s: must be an absolute path",
+			    val);
+		return -1;
+	}
+	if (strlen(val) > OSP_PATH_MAX / 2) {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument runtime_dir: longer than %d characters",
+			    OSP_PATH_MAX / 2);
+		return -1;
+	}
+	/* Only %n (node name) and %% are expanded. */
+	for (p = strchr(val, '%'); p; p = strchr(p + 2, '%')) {
+		if (p[1] != 'n' && p[1] != '%') {
+			slurm_error(OSP_LOG_PREFIX "plugstack argument runtime_dir=%s: only %%n (node name) may be expanded",
+				    val);
+			return -1;
+		}
+	}
+	free(conf->runtime_dir);
+	conf->runtime_dir = strdup(val);
+	return conf->runtime_dir ? 0 : -1;
+}
+
+static int set_default_profile(const char *val, struct osp_conf *conf)
+{
+	char msg[512];
+	char *canonical = NULL;
+
+	/* The default is read by root in every context: no files. */
+	if (osp_spec_canonical(val, 0, &canonical, msg, sizeof(msg)) < 0) {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument default_profile: %s", msg);
+		return -1;
+	}
+	free(conf->default_profile);
+	conf->default_profile = canonical;
+	return 0;
+}
+
+int osp_args_parse(int ac, char **av, struct osp_conf *conf)
+{
+	int i;
+
+	memset(conf, 0, sizeof(*conf));
+	conf->runtime_dir = strdup(OSP_DEFAULT_RUNTIME_DIR);
+	if (!conf->runtime_dir)
+		return -1;
+
+	for (i = 0; i < ac; i++) {
+		const char *arg = av[i];
+		const char *eq = strchr(arg, '=');
+		const char *val;
+		size_t klen;
+		int rc;
+
+		if (!eq || eq == arg) {
+			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, test_controller)",
+				    arg);
+			goto fail;
+		}
+		klen = (size_t)(eq - arg);
+		val = eq + 1;
+#define KEY(k) (klen == sizeof(k) - 1 && strncmp(arg, k, klen) == 0)
+		if (KEY("default_profile"))
+			rc = set_default_profile(val, conf);
+		else if (KEY("runtime_dir"))
+			rc = set_runtime_dir(val, conf);
+		else if (KEY("require_profile"))
+			rc = parse_bool("require_profile", val, &conf->require_profile);
+		else if (KEY("verbose"))
+			rc = parse_bool("verbose", val, &conf->verbose);
+		else if (KEY("test_controller"))
+			rc = parse_bool("test_controller", val, &conf->test_controller);
+		else {
+			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, test_controller)",
+				    (int)klen, arg);
+			goto fail;
+		}
+#undef KEY
+		if (rc < 0)
+			goto fail;
+	}
+	if (conf->require_profile && conf->default_profile) {
+		slurm_error(OSP_LOG_PREFIX "plugstack arguments require_profile=1 and default_profile= contradict each other");
+		goto fail;
+	}
+	return 0;
+fail:
+	osp_args_free(conf);
+	return -1;
+}
+
+void osp_args_free(struct osp_conf *conf)
+{
+	free(conf->default_profile);
+	free(conf->runtime_dir);
+	memset(conf, 0, sizeof(*conf));
+}

@@ -1,0 +1,97 @@
+/*
+ * orrery_spank.h - internals shared by the files of the orrery SPANK plugin.
+ *
+ * One file per SPANK context, as pyxis does it:
+ *   spank_orrery.c  plugin identity and the slurm_spank_* dispatch
+ *   args.c          plugstack.conf arguments (strict key=value)
+ *   option.c        --comm-profile registration and validation
+ *   job_env.c       allocator/local: the canonical profile into the job
+ *   relay.c         the node-local relay file (prolog writes, steps read)
+ *   task.c          remote: ORRERY_* into every task
+ */
+#ifndef ORRERY_SPANK_H
+#define ORRERY_SPANK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <slurm/spank.h>
+
+#define OSP_LOG_PREFIX "orrery: "
+
+/* Fixed names: nothing here ever comes from user input. */
+#define OSP_OPTION_NAME   "comm-profile"
+#define OSP_INPUT_ENV     "ORRERY_COMM_PROFILE"   /* user's fallback input */
+#define OSP_ENV_PROFILE   "ORRERY_PROFILE"
+#define OSP_ENV_PERIOD    "ORRERY_PERIOD_US"
+#define OSP_ENV_EPOCH     "ORRERY_EPOCH_US"
+#define OSP_ENV_SHIFT     "ORRERY_SHIFT_US"
+#define OSP_ENV_SCORE     "ORRERY_JOB_SCORE"
+/* Slurm passes the job's SPANK environment to prolog/epilog with this
+ * prefix: ORRERY_SHIFT_US in spank_job_env is SPANK_ORRERY_SHIFT_US. */
+#define OSP_SPANK_PREFIX  "SPANK_"
+
+#define OSP_DEFAULT_RUNTIME_DIR "/run/orrery"
+#define OSP_PATH_MAX       1024
+#define OSP_RELAY_MAX      8192  /* bytes of one relay file */
+#define OSP_NUM_MAX        32    /* characters of one numeric field */
+
+struct osp_conf {
+	char *default_profile;   /* canonical, or NULL */
+	char *runtime_dir;       /* may contain %n (node name) */
+	int require_profile;
+	int verbose;
+	int test_controller;     /* TESTING ONLY: fake the controller's values */
+};
+
+extern struct osp_conf osp_conf;
+
+/* args.c: parse plugstack arguments; -1 (logged) on any bad or unknown
+ * argument, which makes the plugin, and with `required', Slurm, fail. */
+int osp_args_parse(int ac, char **av, struct osp_conf *conf);
+void osp_args_free(struct osp_conf *conf);
+
+/* option.c */
+int osp_option_register(spank_t sp);
+/* The raw --comm-profile value as given (NULL if absent). */
+const char *osp_option_value(void);
+/* remote: the value, from the callback or spank_option_getopt. */
+const char *osp_option_getopt(spank_t sp);
+void osp_option_free(void);
+/* The canonical profile validated in this process (NULL if none). */
+const char *osp_option_canonical(void);
+/* Turn a user's SPEC into its canonical form: parse it, or for "@PATH" /
+ * "file:PATH" read the file (as the calling user). 0, or -1 with the
+ * library's message in msg. allow_files = 0 refuses file specs. */
+int osp_spec_canonical(const char *spec, int allow_files, char **canonical,
+		       char *msg, size_t msglen);
+
+/* job_env.c: allocator and local contexts, after the options. */
+int osp_job_env_post_opt(spank_t sp);
+
+/* relay.c */
+struct osp_relay {
+	char profile[4096 + 1];
+	char period_us[OSP_NUM_MAX + 1];
+	char epoch_us[OSP_NUM_MAX + 1];
+	char shift_us[OSP_NUM_MAX + 1];
+	char job_score[OSP_NUM_MAX + 1];
+};
+/* runtime_dir with %n replaced by node; -1 if %n is needed but unknown. */
+int osp_relay_dir(const char *node, char *out, size_t len);
+int osp_relay_path(const char *node, uint32_t job_id, char *out, size_t len);
+int osp_relay_write(const char *node, uint32_t job_id,
+		    const struct osp_relay *r);
+/* 1 read, 0 no file, -1 invalid file (logged). */
+int osp_relay_read(const char *node, uint32_t job_id, struct osp_relay *r);
+int osp_relay_remove(const char *node, uint32_t job_id);
+/* Strict checks of what crosses a trust boundary. */
+int osp_valid_int(const char *s);     /* decimal int64 >= 0 */
+int osp_valid_score(const char *s);   /* [0-9]+(.[0-9]+)?, <= 1e6 */
+
+/* task.c: the job_prolog / epilog and user_init work. */
+int osp_prolog(spank_t sp);
+int osp_epilog(spank_t sp);
+int osp_user_init(spank_t sp);
+
+#endif /* ORRERY_SPANK_H */

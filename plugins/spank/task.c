@@ -1,0 +1,187 @@
+/*
+ * task.c - the job_script (prolog/epilog, root) and remote (slurmstepd)
+ * contexts: relay the job's profile and the controller's values to every
+ * task of every step on every node.
+ *
+ * Tasks receive only these fixed names: ORRERY_PROFILE, ORRERY_PERIOD_US,
+ * ORRERY_EPOCH_US, ORRERY_SHIFT_US, ORRERY_JOB_SCORE.  The controller's
+ * names are never taken from a value that passed through user hands
+ * unchecked: everything is validated again here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <orrery.h>
+
+#include "orrery_spank.h"
+
+static int job_id_from(spank_t sp, uint32_t *id)
+{
+	const char *s;
+	char *end;
+	unsigned long v;
+
+	if (spank_get_item(sp, S_JOB_ID, id) == ESPANK_SUCCESS && *id)
+		return 0;
+	s = getenv("SLURM_JOB_ID");
+	if (!s || !osp_valid_int(s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v > UINT32_MAX)
+		return -1;
+	*id = (uint32_t)v;
+	return 0;
+}
+
+/* Copy a controller value from the prolog's environment after checking it. */
+static void take_env(const char *name, char *field, size_t size, int score)
+{
+	char var[64];
+	const char *val;
+
+	snprintf(var, sizeof(var), OSP_SPANK_PREFIX "%s", name);
+	val = getenv(var);
+	if (!val)
+		return;
+	if (strlen(val) >= size || !(score ? osp_valid_score(val) : osp_valid_int(val))) {
+		slurm_error(OSP_LOG_PREFIX "prolog: %s is not a valid number: ignored", var);
+		return;
+	}
+	strcpy(field, val);
+}
+
+extern char **environ;
+
+int osp_prolog(spank_t sp)
+{
+	const char *node = getenv("SLURMD_NODENAME");
+	const char *profile = getenv(OSP_SPANK_PREFIX OSP_ENV_PROFILE);
+	struct osp_relay r;
+	uint32_t id;
+
+	if (job_id_from(sp, &id) < 0) {
+		slurm_error(OSP_LOG_PREFIX "prolog: no job id");
+		return 0;
+	}
+	if (osp_conf.verbose) {
+		char **e;
+
+		for (e = environ; *e; e++)
+			if (strncmp(*e, OSP_SPANK_PREFIX "ORRERY_", 13) == 0)
+				slurm_info(OSP_LOG_PREFIX "prolog: job %" PRIu32 ": %.*s set",
+					   id, (int)strcspn(*e, "="), *e);
+	}
+	memset(&r, 0, sizeof(r));
+	if (profile) {
+		char msg[ORRERY_ERRMSG_MAX + 64];
+		char *canonical = NULL;
+
+		/* The job's environment came from the submitting host: parse
+		 * again (never a file: we are root here). */
+		if (osp_spec_canonical(profile, 0, &canonical, msg, sizeof(msg)) < 0) {
+			slurm_error(OSP_LOG_PREFIX "prolog: job %" PRIu32 ": invalid " OSP_ENV_PROFILE ": %s",
+				    id, msg);
+		} else if (strlen(canonical) < sizeof(r.profile)) {
+			strcpy(r.profile, canonical);
+		} else {
+			slurm_error(OSP_LOG_PREFIX "prolog: job %" PRIu32 ": canonical profile longer than %zu characters: not relayed",
+				    id, sizeof(r.profile) - 1);
+		}
+		free(canonical);
+	}
+	take_env(OSP_ENV_PERIOD, r.period_us, sizeof(r.period_us), 0);
+	take_env(OSP_ENV_EPOCH, r.epoch_us, sizeof(r.epoch_us), 0);
+	take_env(OSP_ENV_SHIFT, r.shift_us, sizeof(r.shift_us), 0);
+	take_env(OSP_ENV_SCORE, r.job_score, sizeof(r.job_score), 1);
+	if (!r.profile[0] && !r.period_us[0] && !r.shift_us[0])
+		return 0;       /* not an orrery job */
+
+	/* A failing prolog drains the node: log and carry on instead. */
+	if (osp_relay_write(node, id, &r) == 0 && osp_conf.verbose)
+		slurm_info(OSP_LOG_PREFIX "prolog: job %" PRIu32 " on %s: period_us=%s shift_us=%s",
+			   id, node ? node : "?", r.period_us[0] ? r.period_us : "-",
+			   r.shift_us[0] ? r.shift_us : "-");
+	return 0;
+}
+
+int osp_epilog(spank_t sp)
+{
+	uint32_t id;
+
+	if (job_id_from(sp, &id) == 0)
+		osp_relay_remove(getenv("SLURMD_NODENAME"), id);
+	return 0;
+}
+
+static int put(spank_t sp, const char *name, const char *val)
+{
+	spank_err_t rc;
+
+	if (!val || !val[0]) {
+		/* Only values this plugin checked reach the gate. */
+		spank_unsetenv(sp, name);
+		return 0;
+	}
+	rc = spank_setenv(sp, name, val, 1);
+	if (rc != ESPANK_SUCCESS) {
+		slurm_error(OSP_LOG_PREFIX "setenv %s: %s", name, spank_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int osp_user_init(spank_t sp)
+{
+	char node[256] = "";
+	struct osp_relay r;
+	char *fallback = NULL;
+	const char *profile;
+	uint32_t id;
+	int rc = 0;
+
+	if (job_id_from(sp, &id) < 0)
+		return 0;
+	/* slurmstepd's own environment names this node (multiple-slurmd);
+	 * the task environment may still carry the batch host's name, copied
+	 * by srun from the batch script, so it is only the fallback. */
+	if (getenv("SLURMD_NODENAME"))
+		snprintf(node, sizeof(node), "%s", getenv("SLURMD_NODENAME"));
+	else if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS)
+		node[0] = '\0';
+
+	if (osp_relay_read(node, id, &r) <= 0)
+		memset(&r, 0, sizeof(r));
+	profile = r.profile[0] ? r.profile : NULL;
+	if (!profile) {
+		/* No relay (no PrologFlags=Alloc, or no controller values):
+		 * the option as given, when it is not a file, else the
+		 * site default. */
+		const char *val = osp_option_getopt(sp);
+		char msg[ORRERY_ERRMSG_MAX + 64];
+
+		if (val && val[0] != '@' && strncmp(val, "file:", 5) != 0 &&
+		    osp_spec_canonical(val, 0, &fallback, msg, sizeof(msg)) == 0)
+			profile = fallback;
+		else if (osp_conf.default_profile)
+			profile = osp_conf.default_profile;
+	}
+	if (!profile && !r.period_us[0]) {
+		free(fallback);
+		return 0;
+	}
+	rc |= put(sp, OSP_ENV_PROFILE, profile);
+	rc |= put(sp, OSP_ENV_PERIOD, r.period_us);
+	rc |= put(sp, OSP_ENV_EPOCH, r.epoch_us);
+	rc |= put(sp, OSP_ENV_SHIFT, r.shift_us);
+	rc |= put(sp, OSP_ENV_SCORE, r.job_score);
+	if (osp_conf.verbose)
+		slurm_verbose(OSP_LOG_PREFIX "job %" PRIu32 " on %s: %s%s", id, node,
+			      r.period_us[0] ? "controller values relayed, " : "",
+			      profile ? profile : "(no profile)");
+	free(fallback);
+	return rc ? -1 : 0;
+}
