@@ -91,12 +91,22 @@ tail -n 4 "$build/distcheck.log"
 record distcheck $rc
 
 if [ $skip_cluster -eq 0 ]; then
-	for suite in tests/integration/run.sh tests/select/run.sh; do
-		[ -x "$top/$suite" ] || continue
-		step "$suite"
-		ORRERY_PREFIX="$build/install" "$top/$suite"
-		record "$suite" $?
-	done
+	plugins=$build/install/lib/slurm
+	step "integration: SPANK plugin, relay, srun/salloc, sacct (stand-in controller)"
+	"$top/tests/integration/run.sh" --build-dir "$build/obj"
+	record "integration (cons_tres)" $?
+	if [ -f "$plugins/select_orrery_cons_tres.so" ]; then
+		step "integration: the same suite under select/orrery_cons_tres"
+		ORRERY_SELECT_PLUGIN_DIR=$plugins \
+			"$top/tests/integration/run.sh" --build-dir "$build/obj" --select orrery
+		record "integration (select/orrery)" $?
+		step "select plugin: delegation, placement, shifts, restart, fail-open"
+		"$top/tests/select/run.sh" "$plugins"
+		record "select plugin" $?
+	else
+		echo "select plugin not built: its cluster suites did not run"
+		record "select plugin (not built)" 1
+	fi
 fi
 
 finish
