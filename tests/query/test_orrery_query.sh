@@ -117,6 +117,14 @@ printf '101 node[001-004] %s\n201 node999 %s\n' "$PROF" "$PROF" >"$tmp/jobs"
 run "jobs file: unknown node" 1 $Q place --topology "$EX/two-tier-32.conf" \
 	--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
 has err "orrery-query: place: $tmp/jobs:2: node 'node999' is not in the topology"
+printf '101 node[001-004 %s\n' "$PROF" >"$tmp/jobs"
+run "jobs file: bad hostlist" 1 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
+has err "orrery-query: place: $tmp/jobs:1: 'node[001-004' is not a valid hostlist"
+printf '101 node[001-004] %s\n101 node[005-008] %s\n' "$PROF" "$PROF" >"$tmp/jobs"
+run "jobs file: duplicate id" 1 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
+matches err "^orrery-query: place: $tmp/jobs:2: .*101"
 printf '101 node[001-004] %s shift=soon\n' "$PROF" >"$tmp/jobs"
 run "jobs file: bad shift" 1 $Q place --topology "$EX/two-tier-32.conf" \
 	--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
