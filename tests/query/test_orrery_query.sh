@@ -93,54 +93,69 @@ run "bad profile" 1 $Q profile 'period=250ms;up=0ms+300ms@45Gbps'
 matches err '^orrery-query: profile: .+'
 
 # --- place and solve ----------------------------------------------------
-if $Q place --help >/dev/null 2>&1; then
-	JOBS=$EX/running-jobs.txt
-	PROF='period=200ms;up=0ms+60ms@100Gbps/a2a'
-	run "place on the example" 0 $Q place --topology "$EX/two-tier-32.conf" \
-		--jobs "$JOBS" --nodes 12 --profile "$PROF"
-	has out "running      2 jobs from $JOBS; 16 nodes free"
-	# leaf04 plus the light job's leaf (leaf03), not the heavy job's
-	matches out '^  1 +node\[021-032\] +1 +2 +1\.000 '
-	matches out '^  leaf03 +0 +400 Gb/s +1\.000 .* 102$'
-	run "place with SVGs" 0 $Q place --topology "$EX/two-tier-32.conf" \
-		--jobs "$JOBS" --nodes 12 --profile "$PROF" --svg-dir "$tmp"
-	[ -s "$tmp/link-leaf03.svg" ] || { echo "FAIL   no link-leaf03.svg"; fails=$((fails + 1)); }
-	run "place fits inside one leaf" 0 $Q place --topology "$EX/two-tier-32.conf" \
-		--jobs "$JOBS" --nodes 8 --profile "$PROF"
-	matches out '^  1 +node\[025-032\] +0 +1 +1\.000 '
-	has out "The best candidate stays below one switch: it crosses no uplink."
-	run "place: no room" 3 $Q place --topology "$EX/two-tier-32.conf" \
-		--jobs "$JOBS" --nodes 17 --profile "$PROF"
-	run "place: explicit free list" 0 $Q place --topology "$EX/two-tier-32.conf" \
-		--jobs "$JOBS" --nodes 4 --profile "$PROF" --free 'node[005-008]'
-	matches out '^  1 +node\[005-008\] '
-	printf '101 node[001-004] %s\n201 node999 %s\n' "$PROF" "$PROF" >"$tmp/jobs"
-	run "jobs file: unknown node" 1 $Q place --topology "$EX/two-tier-32.conf" \
-		--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
-	has err "orrery-query: place: $tmp/jobs:2: node 'node999' is not in the topology"
-	printf '101 node[001-004] %s shift=soon\n' "$PROF" >"$tmp/jobs"
-	run "jobs file: bad shift" 1 $Q place --topology "$EX/two-tier-32.conf" \
-		--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
-	has err "orrery-query: place: $tmp/jobs:1: 'shift=soon': expected shift=TIME, e.g. shift=20ms"
-	run "place: missing --profile" 2 $Q place --topology "$EX/two-tier-32.conf" --nodes 4
+JOBS=$EX/running-jobs.txt
+PROF='period=200ms;up=0ms+60ms@100Gbps/a2a'
+run "place on the example" 0 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$JOBS" --nodes 12 --profile "$PROF"
+has out "running      2 jobs from $JOBS; 16 nodes free"
+# leaf04 plus the light job's leaf (leaf03), not the heavy job's
+matches out '^  1 +node\[021-032\] +1 +2 +1\.000 '
+matches out '^  leaf03 +0 +400 Gb/s +1\.000 .* 102$'
+run "place with SVGs" 0 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$JOBS" --nodes 12 --profile "$PROF" --svg-dir "$tmp"
+[ -s "$tmp/link-leaf03.svg" ] || { echo "FAIL   no link-leaf03.svg"; fails=$((fails + 1)); }
+run "place fits inside one leaf" 0 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$JOBS" --nodes 8 --profile "$PROF"
+matches out '^  1 +node\[025-032\] +0 +1 +1\.000 '
+has out "The best candidate stays below one switch: it crosses no uplink."
+run "place: no room" 3 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$JOBS" --nodes 17 --profile "$PROF"
+run "place: explicit free list" 0 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$JOBS" --nodes 4 --profile "$PROF" --free 'node[005-008]'
+matches out '^  1 +node\[005-008\] '
+printf '101 node[001-004] %s\n201 node999 %s\n' "$PROF" "$PROF" >"$tmp/jobs"
+run "jobs file: unknown node" 1 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
+has err "orrery-query: place: $tmp/jobs:2: node 'node999' is not in the topology"
+printf '101 node[001-004 %s\n' "$PROF" >"$tmp/jobs"
+run "jobs file: bad hostlist" 1 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
+has err "orrery-query: place: $tmp/jobs:1: 'node[001-004' is not a valid hostlist"
+printf '101 node[001-004] %s\n101 node[005-008] %s\n' "$PROF" "$PROF" >"$tmp/jobs"
+run "jobs file: duplicate id" 1 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
+matches err "^orrery-query: place: $tmp/jobs:2: .*101"
+printf '101 node[001-004] %s shift=soon\n' "$PROF" >"$tmp/jobs"
+run "jobs file: bad shift" 1 $Q place --topology "$EX/two-tier-32.conf" \
+	--jobs "$tmp/jobs" --nodes 4 --profile "$PROF"
+has err "orrery-query: place: $tmp/jobs:1: 'shift=soon': expected shift=TIME, e.g. shift=20ms"
+run "place: missing --profile" 2 $Q place --topology "$EX/two-tier-32.conf" --nodes 4
 
-	run "solve the example" 0 $Q solve --topology "$EX/two-tier-32.conf" --jobs "$JOBS"
-	has out "jobs         2"
-	matches out '^  leaf02 +400 Gb/s +2 +'
-	matches out '^  101 +200 ms +0 ms +'
-fi
+run "solve the example" 0 $Q solve --topology "$EX/two-tier-32.conf" --jobs "$JOBS"
+has out "jobs         2"
+matches out '^  leaf02 +400 Gb/s +2 +'
+matches out '^  101 +200 ms +0 ms +'
+# three jobs pairwise on three uplinks: one loop in the affinity graph
+cat >"$tmp/loop" <<LOOP
+1 node[001-002,009-010] period=200ms;up=0ms+100ms@100Gbps/a2a
+2 node[011-012,017-018] period=200ms;up=0ms+100ms@100Gbps/a2a
+3 node[019-020,003-004] period=300ms;up=0ms+100ms@100Gbps/a2a
+LOOP
+run "solve with a loop" 0 $Q solve --topology "$EX/two-tier-32.conf" --jobs "$tmp/loop" \
+	--uplink 0=200Gbps
+matches out '^loops +1 '
+matches out 'loop-closing$'
+run "solve: missing jobs" 2 $Q solve --topology "$EX/two-tier-32.conf"
 
 # --- score --------------------------------------------------------------
-if $Q score --help >/dev/null 2>&1; then
-	# the worked example of doc: three 50 %-duty jobs on one 50 Gb/s link
-	J='period=100ms;up=50ms+50ms@50Gbps'
-	run "score three jobs" 0 $Q score --capacity 50Gbps "$J" "$J" "$J"
-	matches out '^score +0\.000 unshifted -> 0\.500 best$'
-	run "score two jobs that fit" 0 $Q score --capacity 50Gbps "$J" "$J" --svg "$tmp/two.svg"
-	matches out '^score +[-0-9.]+ unshifted -> 1\.000 best$'
-	[ -s "$tmp/two.svg" ] || { echo "FAIL   no two.svg"; fails=$((fails + 1)); }
-	run "score: no capacity" 2 $Q score "$J"
-fi
+# the worked example of the design notes: three 50 %-duty jobs on one 50 Gb/s link
+J='period=100ms;up=50ms+50ms@50Gbps'
+run "score three jobs" 0 $Q score --capacity 50Gbps "$J" "$J" "$J"
+matches out '^score +0\.000 unshifted -> 0\.500 best$'
+run "score two jobs that fit" 0 $Q score --capacity 50Gbps "$J" "$J" --svg "$tmp/two.svg"
+matches out '^score +[-0-9.]+ unshifted -> 1\.000 best$'
+[ -s "$tmp/two.svg" ] || { echo "FAIL   no two.svg"; fails=$((fails + 1)); }
+run "score: no capacity" 2 $Q score "$J"
 
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 exit 0
