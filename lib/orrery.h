@@ -296,6 +296,13 @@ uint64_t orrery_topology_uplink_mbps(const orrery_topology_t *t, size_t i);
 /* Leaf switch of node i. */
 long orrery_topology_node_leaf(const orrery_topology_t *t, size_t i);
 
+/* The crossing rule (see orrery_collective): job profile p as seen on an
+ * uplink with m of the job's n nodes below it (0 < m < n).  The result is
+ * the pattern the scorer puts on that link; demands may exceed the
+ * per-node limit (an all-to-all uplink carries several nodes' traffic). */
+int orrery_profile_on_link(const orrery_profile_t *p, uint32_t m, uint32_t n,
+			   orrery_profile_t **out, orrery_error_t *err);
+
 /* ------------------------------------------------------------------ */
 /* Cluster state: topology + running jobs with their shifts             */
 /* ------------------------------------------------------------------ */

@@ -249,4 +249,24 @@ long orrery_topology_node_leaf(const orrery_topology_t *t, size_t i)
 	return (long)t->t.node_leaf[i];
 }
 
+int orrery_profile_on_link(const orrery_profile_t *p, uint32_t m, uint32_t n,
+			   orrery_profile_t **out, orrery_error_t *err)
+{
+	return orrery::guard(err, [&] {
+		if (!p || !out)
+			orrery::fail(ORRERY_EINVAL, "NULL argument");
+		if (p->p.is_model())
+			orrery::fail(ORRERY_ESTATE,
+				     "profile '" + p->p.model->name +
+				     "' is a model: resolve it for the job's shape first");
+		if (n < 2 || m == 0 || m >= n)
+			orrery::fail(ORRERY_ERANGE,
+				     "an uplink is crossed only with 0 < m < n job nodes below it");
+		auto *h = new orrery_profile;
+		h->p.pattern = orrery::pattern_on_link(p->p.pattern,
+						       orrery::Crossing{0, m, n});
+		*out = h;
+	});
+}
+
 }  // extern "C"
