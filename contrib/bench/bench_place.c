@@ -108,7 +108,7 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 	orrery_fabric_t f = {
 		.tiers = 3, .nodes_per_leaf = 32, .leaves = leaves,
 		.leaves_per_pod = leaves_per_pod, .node_link_mbps = 100000,
-		.oversub_leaf = 2.0, .oversub_pod = 2.0, .node_prefix = "node",
+		.oversub_leaf = 4.0, .oversub_pod = 2.0, .node_prefix = "node",
 	};
 	orrery_topology_t *t = NULL;
 	orrery_cluster_t *c = NULL, *empty = NULL;
@@ -145,8 +145,8 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 		busy += got;
 		orrery_profile_free(p);
 	}
-	printf("fabric: 3 tiers, %zu nodes, %u leaves of 32, %u pods, oversubscribed 2:1 "
-	       "at leaf and pod; %zu running jobs on %zu nodes\n",
+	printf("fabric: 3 tiers, %zu nodes, %u leaves of 32, %u pods, oversubscribed 4:1 "
+	       "at leaf, 2:1 at pod; %zu running jobs on %zu nodes\n",
 	       nodes, leaves, pods, orrery_cluster_job_count(c), busy);
 	printf("  %6s %10s %7s %10s %10s %12s %7s\n", "nodes", "enumerated", "scored",
 	       "best-min", "ms/place", "ms/baseline", "ratio");
