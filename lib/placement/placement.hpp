@@ -70,7 +70,7 @@ std::vector<Candidate> enumerate_candidates(const Topology &t,
 					    size_t count_limit, size_t *enumerated);
 
 // Counting stops here: enumerated is exact below this many.
-constexpr size_t kEnumerateCountLimit = 100000;
+constexpr size_t kEnumerateCountLimit = 10000;
 
 // Sort by (lca_level asc, leaves asc, score_min desc, score_mean desc,
 // nodes lexicographically asc) (placement/rank.cpp).
