@@ -8,6 +8,42 @@
 
 #include "hostlist_slurm.h"
 
+/* libslurm reads an unbalanced "n[1-4" as the names "n[1", ..., "n4" and
+ * "n]", and leaks (and logs to stderr) on a malformed range such as
+ * "n[1-x]".  Check the bracket syntax first: balanced, unnested, and
+ * inside only ranges "A" or "A-B" of digits separated by commas. */
+static int brackets_ok(const char *expr)
+{
+	int in = 0, digits = 0, dash = 0;
+	unsigned long long lo = 0, v = 0;
+
+	for (const char *c = expr; *c; c++) {
+		if (!in) {
+			if (*c == ']')
+				return 0;
+			if (*c == '[')
+				in = 1, digits = 0, dash = 0, v = 0;
+			continue;
+		}
+		if (*c >= '0' && *c <= '9') {
+			if (++digits > 18)
+				return 0;
+			v = v * 10 + (unsigned long long)(*c - '0');
+		} else if (*c == '-' && digits && !dash) {
+			dash = 1, digits = 0, lo = v, v = 0;
+		} else if ((*c == ',' || *c == ']') && digits) {
+			if (dash && v < lo)  /* "09-2": a descending range */
+				return 0;
+			digits = 0, dash = 0, v = 0;
+			if (*c == ']')
+				in = 0;
+		} else {
+			return 0;
+		}
+	}
+	return !in;
+}
+
 #ifdef HAVE_SLURM_SLURM_H
 #include <slurm/slurm.h>
 
@@ -24,7 +60,7 @@ int hostlist_slurm_expand(const char *expr, void *ctx,
 	char *host;
 
 	(void)ctx;
-	if (!expr || !*expr || !emit)
+	if (!expr || !*expr || !emit || !brackets_ok(expr))
 		return -1;
 	hl = slurm_hostlist_create(expr);
 	if (!hl)
