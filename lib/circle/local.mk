@@ -27,3 +27,5 @@ tests_unit_test_score_SOURCES = tests/unit/test_score.c
 tests_unit_test_score_LDADD = lib/liborrery.la $(CMOCKA_LIBS)
 tests_unit_test_score_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
+
+dist_man_MANS += doc/orrery-score.7

@@ -129,6 +129,138 @@ static void test_evaluate_shares_link(void **state)
 	orrery_cluster_free(c);
 }
 
+
+static uint32_t seed = 2024;
+static uint32_t rnd(void)
+{
+	seed = seed * 1103515245u + 12345u;
+	return (seed >> 16) & 0x7fff;
+}
+
+/* Periods 90/180/360 ms share a 360 ms circle of 1 ms bins, so shifts in
+ * whole milliseconds are exact rotations and a brute force over them is
+ * the search's own candidate set (or a subset of it). */
+static orrery_profile_t *random_ring_profile(void)
+{
+	static const int64_t periods[] = {90000, 180000, 360000};
+	int64_t period = periods[rnd() % 3];
+	orrery_phase_t ph = {0};
+	orrery_profile_t *p = NULL;
+	orrery_error_t err;
+	ph.duration_us = (int64_t)(10 + rnd() % 50) * period / 100 / 1000 * 1000;
+	ph.offset_us = (int64_t)(rnd() % (uint32_t)((period - ph.duration_us) / 1000 + 1)) * 1000;
+	ph.demand_mbps = (20 + rnd() % 81) * 1000ULL;
+	ph.collective = ORRERY_COLL_RING;
+	assert_int_equal(orrery_profile_new(period, &ph, 1, &p, &err), ORRERY_OK);
+	return p;
+}
+
+/* Score of one link with everybody pinned, through the public link API. */
+static double link_score_pinned(const orrery_profile_t *const *profs, const int64_t *shifts,
+				size_t n, uint64_t cap)
+{
+	orrery_circle_opts_t o;
+	orrery_link_result_t *r = NULL;
+	orrery_error_t err;
+	orrery_circle_opts_default(&o);
+	if (orrery_link_score(profs, n, cap, shifts, &o, &r, &err) != ORRERY_OK)
+		fail_msg("orrery_link_score: %s", err.message);
+	double s = orrery_link_result_score(r);
+	orrery_link_result_free(r);
+	return s;
+}
+
+/* Property: each link outcome the evaluation reports equals that link
+ * scored on its own with the chosen shift, and no whole-millisecond shift
+ * gives a better worst link. */
+static void test_evaluate_matches_brute_force(void **state)
+{
+	int contended = 0;
+	for (int iter = 0; iter < 12; iter++) {
+		orrery_cluster_t *c = two_tier(5, 4, 100000);
+		const orrery_topology_t *t = orrery_cluster_topology(c);
+		orrery_profile_t *jp[16];
+		uint32_t jn[16][2];
+		int64_t js[16];
+		size_t njobs = 0;
+		uint8_t used[20] = {0};
+		for (uint32_t id = 1; id <= 7; id++) {
+			uint32_t a = rnd() % 20, b = rnd() % 20;
+			if (a / 4 == b / 4 || used[a] || used[b])
+				continue;
+			used[a] = used[b] = 1;
+			jp[njobs] = random_ring_profile();
+			jn[njobs][0] = a;
+			jn[njobs][1] = b;
+			js[njobs] = (int64_t)(rnd() % (uint32_t)(orrery_profile_period_us(jp[njobs]) / 1000)) * 1000;
+			orrery_error_t err;
+			assert_int_equal(orrery_cluster_add_job(c, id, jn[njobs], 2, jp[njobs],
+								js[njobs], &err), ORRERY_OK);
+			njobs++;
+		}
+		orrery_profile_t *nc = random_ring_profile();
+		uint32_t nodes[3];
+		size_t nn = 0;
+		for (uint32_t leaf = rnd() % 5; nn < 3; leaf = (leaf + 2) % 5)
+			nodes[nn++] = leaf * 4 + rnd() % 4;
+		orrery_eval_t *e = NULL;
+		orrery_error_t err;
+		assert_int_equal(orrery_cluster_evaluate(c, nodes, nn, nc, &e, &err), ORRERY_OK);
+		size_t nl = orrery_eval_link_count(e);
+		int64_t gate = orrery_eval_period_us(e);
+		assert_int_equal(gate, orrery_profile_period_us(nc));
+
+		/* Per link: the jobs crossing it (one of their two nodes below). */
+		const orrery_profile_t *lp[17][17];
+		int64_t ls[17][17];
+		size_t lk[17];
+		uint64_t cap[17];
+		for (size_t i = 0; i < nl; i++) {
+			orrery_link_eval_t l;
+			assert_int_equal(orrery_eval_link(e, i, &l), ORRERY_OK);
+			cap[i] = l.capacity_mbps;
+			lk[i] = 0;
+			for (size_t j = 0; j < njobs; j++) {
+				int below = (orrery_topology_node_leaf(t, jn[j][0]) == (long)l.switch_index) +
+					    (orrery_topology_node_leaf(t, jn[j][1]) == (long)l.switch_index);
+				if (below == 1) {
+					lp[i][lk[i]] = jp[j];
+					ls[i][lk[i]++] = js[j];
+				}
+			}
+			assert_int_equal(lk[i], l.other_jobs);
+			if (l.score_unshifted < 1.0 - EPS)
+				contended++;
+			lp[i][lk[i]] = nc;
+			ls[i][lk[i]] = orrery_eval_shift_us(e);
+			double alone = link_score_pinned(lp[i], ls[i], lk[i] + 1, cap[i]);
+			if (fabs(alone - l.score) > EPS)
+				fail_msg("iter %d link %zu: evaluation says %f, link alone %f",
+					 iter, i, l.score, alone);
+		}
+		for (int64_t s = 0; s < gate; s += 1000) {
+			double worst = 1.0;
+			for (size_t i = 0; i < nl; i++) {
+				ls[i][lk[i]] = s;
+				double v = link_score_pinned(lp[i], ls[i], lk[i] + 1, cap[i]);
+				if (v < worst)
+					worst = v;
+			}
+			if (worst > orrery_eval_score_min(e) + EPS)
+				fail_msg("iter %d: shift %lld gives worst %f > chosen %f at %lld",
+					 iter, (long long)s, worst, orrery_eval_score_min(e),
+					 (long long)orrery_eval_shift_us(e));
+		}
+		orrery_eval_free(e);
+		orrery_profile_free(nc);
+		for (size_t j = 0; j < njobs; j++)
+			orrery_profile_free(jp[j]);
+		orrery_cluster_free(c);
+	}
+	/* The random clusters did exercise the shift search. */
+	assert_true(contended >= 3);
+}
+
 static void test_evaluate_errors(void **state)
 {
 	orrery_cluster_t *c = scenario();
@@ -411,6 +543,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_evaluate_shares_link),
+		cmocka_unit_test(test_evaluate_matches_brute_force),
 		cmocka_unit_test(test_evaluate_errors),
 		cmocka_unit_test(test_unknown_capacity),
 		cmocka_unit_test(test_place_prefers_interleavable_links),
