@@ -34,6 +34,7 @@ struct JobSpec {
 	uint32_t nodes = 0;
 	uint64_t iterations = 0;
 	std::string profile;      // the spec as written in the trace
+	uint32_t profile_index = 0;  // in the ProfileTable (bridge.hpp)
 	Pattern pattern;          // resolved for this job's shape and fabric
 };
 
