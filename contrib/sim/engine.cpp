@@ -7,6 +7,8 @@
 #include <queue>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "gate.hpp"
 #include "network.hpp"
 
@@ -239,6 +241,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	double now = 0;
 	double first = nj ? jobs[0].arrival : 0;
 	auto last_progress = clock::now();
+	const bool tty = isatty(2);
 	while (!pq.empty()) {
 		Event e = pq.top();
 		pq.pop();
@@ -282,15 +285,18 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			break;
 		}
 		if (opt_.progress && (events & 0xffff) == 0) {
+			// On a terminal: one line rewritten every second; in a
+			// log file: a line every 30 s.
 			auto c = clock::now();
-			if (c - last_progress > std::chrono::seconds(1)) {
+			if (c - last_progress > std::chrono::seconds(tty ? 1 : 30)) {
 				last_progress = c;
 				double w = std::chrono::duration<double>(c - t0).count();
 				std::fprintf(stderr,
-					     "\r%s: sim %.0f s, %zu/%zu jobs done, "
-					     "%.0f sim-s/s, %.2g events/s   ",
-					     opt_.label.c_str(), now - first, done, nj,
-					     (now - first) / w, events / w);
+					     "%s%s: sim %.0f s, %zu/%zu jobs done, "
+					     "%.0f sim-s/s, %.2g events/s%s",
+					     tty ? "\r" : "", opt_.label.c_str(),
+					     now - first, done, nj, (now - first) / w,
+					     events / w, tty ? "   " : "\n");
 			}
 		}
 	}
@@ -305,9 +311,10 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	st.solves = net.solves();
 	st.wall_s = std::chrono::duration<double>(clock::now() - t0).count();
 	if (opt_.progress)
-		std::fprintf(stderr, "\r%s: done, %zu jobs, %.3g events in %.2f s "
+		std::fprintf(stderr, "%s%s: done, %zu jobs, %.3g events in %.2f s "
 			     "(%.3g events/s, %.3g sim-s/s)          \n",
-			     opt_.label.c_str(), nj, (double)events, st.wall_s,
+			     tty ? "\r" : "", opt_.label.c_str(), nj,
+			     (double)events, st.wall_s,
 			     events / std::max(st.wall_s, 1e-9),
 			     st.sim_s / std::max(st.wall_s, 1e-9));
 	// Results in the order the caller gave (sorted by id).

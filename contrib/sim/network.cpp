@@ -68,17 +68,23 @@ uint32_t Network::add(double now, std::vector<Crossing> links, double cap,
 	f.active = true;
 	n_active_++;
 	std::vector<uint32_t> seeds;
+	bool roomy = true;
 	for (const Crossing &c : f.links) {
 		Link &l = links_[c.link];
 		touch(l, now);
 		l.flows.push_back(id);
 		l.offered += c.weight * cap;
+		roomy &= l.offered <= l.cap * (1 + kTol);
 		seeds.push_back(c.link);
 	}
 	changed_.clear();
-	if (seeds.empty()) {
-		// Crosses no constrained link: runs at its cap.
+	if (roomy) {
+		// Every link it crosses holds the caps of all its flows, so none
+		// of them is a bottleneck: the flow runs at its cap and no other
+		// rate changes (no need to solve).
 		f.rate = cap;
+		for (const Crossing &c : f.links)
+			links_[c.link].carried += c.weight * cap;
 		changed_.push_back(id);
 		return id;
 	}
@@ -90,6 +96,11 @@ void Network::remove(double now, uint32_t id)
 {
 	Flow &f = flows_[id];
 	std::vector<uint32_t> seeds;
+	// If none of its links was a possible bottleneck (offered load within
+	// capacity), removing it changes no other rate.
+	bool roomy = true;
+	for (const Crossing &c : f.links)
+		roomy &= links_[c.link].offered <= links_[c.link].cap * (1 + kTol);
 	for (const Crossing &c : f.links) {
 		Link &l = links_[c.link];
 		touch(l, now);
@@ -110,7 +121,7 @@ void Network::remove(double now, uint32_t id)
 	n_active_--;
 	free_ids_.push_back(id);
 	changed_.clear();
-	if (!seeds.empty())
+	if (!seeds.empty() && !roomy)
 		resolve(now, seeds);
 }
 
