@@ -33,6 +33,9 @@ public:
 	std::vector<std::string> nodes;
 	std::vector<size_t> node_leaf;  // node index -> leaf switch index
 	uint64_t node_link_mbps = 100000;
+	// How the tree was made ("generated: tiers=2 ..."), for the header
+	// comment topology.conf writers put on top; may be empty.
+	std::string origin;
 
 	long node_index(const std::string &name) const;
 	long switch_index(const std::string &name) const;

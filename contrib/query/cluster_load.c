@@ -1,0 +1,51 @@
+/*
+ * cluster_load.c - topology plus running jobs, for place and solve:
+ * --jobs JOBSFILE (orrery-query(1)) or --state STATEFILE (orrery-state(5),
+ * the select plugin's state file).
+ */
+#include <stdlib.h>
+
+#include "query.h"
+
+orrery_cluster_t *cluster_load(const struct topo_opts *to, uint32_t max_candidates,
+			       const char *jobs, const char *state,
+			       uint32_t gpus_per_node)
+{
+	orrery_topology_t *t = topo_load(to);
+	orrery_cluster_opts_t copts;
+	orrery_cluster_t *c = NULL;
+	orrery_error_t err;
+
+	if (!t)
+		return NULL;
+	if (jobs && state) {
+		qerr("give --jobs or --state, not both");
+		goto fail;
+	}
+	orrery_cluster_opts_default(&copts);
+	if (max_candidates)
+		copts.max_candidates = max_candidates;
+	if (orrery_cluster_new(t, &copts, &c, &err)) {
+		qerr("%s", err.message);
+		goto fail;
+	}
+	orrery_topology_free(t);
+	t = NULL;
+	if (jobs && jobs_file_load(c, jobs, gpus_per_node))
+		goto fail;
+	if (state) {
+		size_t dropped = 0;
+		if (orrery_cluster_load(c, state, &dropped, &err)) {
+			qerr("%s", err.message);
+			goto fail;
+		}
+		if (dropped)
+			qerr("warning: %zu job%s in %s ran on nodes this topology lacks; "
+			     "ignored", dropped, dropped == 1 ? "" : "s", state);
+	}
+	return c;
+fail:
+	orrery_topology_free(t);
+	orrery_cluster_free(c);
+	return NULL;
+}

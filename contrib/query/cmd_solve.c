@@ -1,0 +1,127 @@
+/*
+ * cmd_solve.c - "orrery-query solve": re-solve every running job's shift
+ * from scratch (best rotation per link, then the affinity-graph
+ * traversal) and show, per link, the score optimised alone against the
+ * score the assigned shifts achieve; loop-closing links are marked.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query.h"
+
+static void help(FILE *out)
+{
+	fprintf(out,
+		"Usage: orrery-query solve (--topology FILE | --generate SPEC)\n"
+		"                          (--jobs JOBSFILE | --state STATEFILE)\n"
+		"                          [--gpus-per-node G] [--linkspeed-unit CAP]\n"
+		"                          [--node-link CAP] [--uplink LEVEL=CAP|SWITCH=CAP]...\n");
+}
+
+int cmd_solve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topology", required_argument, NULL, 0 },
+		{ "generate", required_argument, NULL, 0 },
+		{ "linkspeed-unit", required_argument, NULL, 0 },
+		{ "node-link", required_argument, NULL, 0 },
+		{ "uplink", required_argument, NULL, 0 },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "state", required_argument, NULL, 's' },
+		{ "gpus-per-node", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct topo_opts to;
+	const char *jobs = NULL, *state = NULL;
+	uint64_t gpn = 0;
+	orrery_cluster_t *c;
+	orrery_solve_t *s = NULL;
+	orrery_error_t err;
+	int ch, idx, rc = EXIT_INPUT;
+	char a[FMT_N], b[FMT_N], d[FMT_N];
+
+	topo_opts_init(&to);
+	while ((ch = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+		switch (ch) {
+		case 0:
+			if (topo_opt(&to, opts[idx].name, optarg) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'j': jobs = optarg; break;
+		case 's': state = optarg; break;
+		case 'g':
+			if (parse_uint(optarg, 1000000, &gpn) || !gpn) {
+				qerr("--gpus-per-node '%s': expected a positive whole number", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			help(stdout);
+			return 0;
+		default:
+			help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc || (!jobs && !state)) {
+		if (optind < argc)
+			qerr("unexpected argument '%s'", argv[optind]);
+		else
+			qerr("--jobs or --state is required");
+		help(stderr);
+		return EXIT_USAGE;
+	}
+	c = cluster_load(&to, 0, jobs, state, (uint32_t)gpn);
+	if (!c)
+		return EXIT_INPUT;
+	const orrery_topology_t *t = orrery_cluster_topology(c);
+	if (orrery_cluster_solve(c, 0, &s, &err)) {
+		qerr("%s", err.message);
+		goto out;
+	}
+	size_t nl = orrery_solve_link_count(s);
+	int loops = orrery_solve_loops(s);
+	printf("jobs         %zu\n", orrery_cluster_job_count(c));
+	printf("shared links %zu\n", nl);
+	printf("loops        %d%s\n\n", loops,
+	       loops ? " (a spanning tree kept the links with the most to gain; "
+		       "loop-closing links get what the tree's shifts give)" : "");
+	if (nl) {
+		int wn = 6;
+		for (size_t i = 0; i < nl; i++) {
+			orrery_solve_link_t l;
+			orrery_solve_link(s, i, &l);
+			int w = (int)strlen(orrery_topology_switch_name(t, l.switch_index));
+			wn = w > wn ? w : wn;
+		}
+		printf("  %-*s  %-10s  %-4s  %-7s  %-8s  %s\n", wn, "uplink", "capacity",
+		       "jobs", "optimal", "achieved", "");
+		for (size_t i = 0; i < nl; i++) {
+			orrery_solve_link_t l;
+			orrery_solve_link(s, i, &l);
+			printf("  %-*s  %-10s  %-4u  %-7.3f  %-8.3f  %s\n", wn,
+			       orrery_topology_switch_name(t, l.switch_index),
+			       fmt_bw(a, sizeof a, orrery_topology_uplink_mbps(t, l.switch_index)),
+			       l.jobs, l.score_optimal, l.score_achieved,
+			       l.loop_closing ? "loop-closing" : "");
+		}
+		printf("\n");
+	}
+	printf("  %-10s  %-11s  %-11s  %s\n", "job", "period", "shift now", "solved shift");
+	for (size_t j = 0; j < orrery_cluster_job_count(c); j++) {
+		uint32_t id = orrery_cluster_job_id(c, j);
+		int64_t now = 0, period = 0, solved = 0;
+		orrery_cluster_job_shift_us(c, id, &now, &period);
+		int have = orrery_solve_job_shift(s, id, &solved) == ORRERY_OK;
+		printf("  %-10u  %-11s  %-11s  %s\n", id, fmt_time(a, sizeof a, period),
+		       fmt_time(b, sizeof b, now),
+		       have ? fmt_time(d, sizeof d, solved) : "- (shares no link)");
+	}
+	rc = 0;
+out:
+	orrery_solve_free(s);
+	orrery_cluster_free(c);
+	return rc;
+}

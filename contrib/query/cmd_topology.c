@@ -1,0 +1,266 @@
+/*
+ * cmd_topology.c - "orrery-query topology": summarise a topology.conf or a
+ * generated fabric (switches per level, nodes, uplink capacities and
+ * oversubscription), optionally write it as topology.conf.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist_slurm.h"
+#include "query.h"
+
+static void help(FILE *out)
+{
+	fprintf(out,
+		"Usage: orrery-query topology (--topology FILE | --generate SPEC)\n"
+		"                             [--write FILE] [--list] [--linkspeed-unit CAP]\n"
+		"                             [--node-link CAP] [--uplink LEVEL=CAP|SWITCH=CAP]...\n"
+		"  SPEC: tiers=2|3,leaves=N,nodes-per-leaf=N[,leaves-per-pod=N]\n"
+		"        [,link=100Gbps][,oversub=R][,pod-oversub=R][,prefix=node]\n");
+}
+
+/* Nodes below each switch. */
+static size_t *count_below(const orrery_topology_t *t)
+{
+	size_t ns = orrery_topology_switch_count(t);
+	size_t *below = calloc(ns ? ns : 1, sizeof *below);
+
+	if (!below)
+		return NULL;
+	for (size_t n = 0; n < orrery_topology_node_count(t); n++)
+		for (long s = orrery_topology_node_leaf(t, n); s >= 0;
+		     s = orrery_topology_switch_parent(t, (size_t)s))
+			below[s]++;
+	return below;
+}
+
+static char *members(const orrery_topology_t *t, size_t sw, int *is_nodes)
+{
+	size_t nn = orrery_topology_node_count(t), ns = orrery_topology_switch_count(t);
+	const char **names = malloc((nn + ns + 1) * sizeof *names);
+	size_t k = 0;
+	char *s;
+
+	if (!names)
+		return NULL;
+	for (size_t n = 0; n < nn; n++)
+		if ((size_t)orrery_topology_node_leaf(t, n) == sw)
+			names[k++] = orrery_topology_node_name(t, n);
+	*is_nodes = k > 0;
+	if (!k)
+		for (size_t c = 0; c < ns; c++)
+			if (orrery_topology_switch_parent(t, c) == (long)sw)
+				names[k++] = orrery_topology_switch_name(t, c);
+	s = hostlist_slurm_compress(names, k);
+	free(names);
+	return s;
+}
+
+static void ratio(char *buf, size_t n, size_t below, uint64_t node_link,
+		  uint64_t up)
+{
+	if (!up)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2f:1", (double)below * (double)node_link / (double)up);
+}
+
+static void summary(const orrery_topology_t *t, const char *source, int list)
+{
+	size_t ns = orrery_topology_switch_count(t);
+	size_t *below = count_below(t);
+	uint64_t link = orrery_topology_node_link(t);
+	int top = 0;
+	long root = -1;
+	char a[FMT_N], b[FMT_N], c[FMT_N];
+
+	if (!below)
+		return;
+	for (size_t s = 0; s < ns; s++) {
+		if (orrery_topology_switch_level(t, s) > top)
+			top = orrery_topology_switch_level(t, s);
+		if (orrery_topology_switch_parent(t, s) < 0)
+			root = (long)s;
+	}
+	printf("topology   %s\n", source);
+	printf("nodes      %zu (node link %s)\n", orrery_topology_node_count(t),
+	       fmt_bw(a, sizeof a, link));
+	printf("switches   %zu in %d level%s, root %s\n\n", ns, top + 1,
+	       top ? "s" : "", orrery_topology_switch_name(t, (size_t)root));
+
+	printf("%-5s  %-8s  %-11s  %-21s  %s\n", "level", "switches",
+	       "nodes below", "uplink capacity", "oversubscription");
+	for (int l = 0; l <= top; l++) {
+		size_t cnt = 0, bmin = (size_t)-1, bmax = 0, unknown = 0;
+		uint64_t umin = UINT64_MAX, umax = 0;
+		double omin = 1e300, omax = 0;
+		int is_root = 0;
+		for (size_t s = 0; s < ns; s++) {
+			if (orrery_topology_switch_level(t, s) != l)
+				continue;
+			cnt++;
+			if ((long)s == root)
+				is_root = 1;
+			bmin = below[s] < bmin ? below[s] : bmin;
+			bmax = below[s] > bmax ? below[s] : bmax;
+			uint64_t up = orrery_topology_uplink_mbps(t, s);
+			if ((long)s == root)
+				continue;
+			if (!up) {
+				unknown++;
+				continue;
+			}
+			umin = up < umin ? up : umin;
+			umax = up > umax ? up : umax;
+			double o = (double)below[s] * (double)link / (double)up;
+			omin = o < omin ? o : omin;
+			omax = o > omax ? o : omax;
+		}
+		char nb[32], cap[64], over[48], sw[32];
+		snprintf(sw, sizeof sw, "%zu%s", cnt, is_root ? " (root)" : "");
+		if (bmin == bmax)
+			snprintf(nb, sizeof nb, "%zu", bmin);
+		else
+			snprintf(nb, sizeof nb, "%zu-%zu", bmin, bmax);
+		if (is_root && cnt == 1) {
+			snprintf(cap, sizeof cap, "- (no uplink)");
+			snprintf(over, sizeof over, "-");
+		} else if (!umax) {
+			snprintf(cap, sizeof cap, "unknown");
+			snprintf(over, sizeof over, "-");
+		} else {
+			if (umin == umax)
+				snprintf(cap, sizeof cap, "%s", fmt_bw(a, sizeof a, umin));
+			else
+				snprintf(cap, sizeof cap, "%s to %s",
+					 fmt_bw(a, sizeof a, umin), fmt_bw(b, sizeof b, umax));
+			if (unknown)
+				snprintf(cap + strlen(cap), sizeof cap - strlen(cap),
+					 ", %zu unknown", unknown);
+			if (omax - omin < 0.005)
+				snprintf(over, sizeof over, "%.2f:1", omin);
+			else
+				snprintf(over, sizeof over, "%.2f:1 to %.2f:1", omin, omax);
+		}
+		printf("%-5d  %-8s  %-11s  %-21s  %s\n", l, sw, nb, cap, over);
+	}
+
+	if (list) {
+		int wn = 6, wm = 7;
+		char **mem = calloc(ns, sizeof *mem);
+		int *isn = calloc(ns, sizeof *isn);
+		if (!mem || !isn)
+			goto out;
+		for (size_t s = 0; s < ns; s++) {
+			int l = (int)strlen(orrery_topology_switch_name(t, s));
+			wn = l > wn ? l : wn;
+			mem[s] = members(t, s, &isn[s]);
+			l = mem[s] ? (int)strlen(mem[s]) + 9 : 0;
+			wm = l > wm ? l : wm;
+		}
+		printf("\n%-*s  %-5s  %-*s  %-*s  %-10s  %s\n", wn, "switch", "level",
+		       wn, "parent", wm, "members", "uplink", "oversub");
+		for (int l = 0; l <= top; l++) {
+			for (size_t s = 0; s < ns; s++) {
+				if (orrery_topology_switch_level(t, s) != l)
+					continue;
+				long p = orrery_topology_switch_parent(t, s);
+				char m[4096];
+				uint64_t up = orrery_topology_uplink_mbps(t, s);
+				snprintf(m, sizeof m, "%s %s", isn[s] ? "nodes" : "switches",
+					 mem[s] ? mem[s] : "?");
+				ratio(c, sizeof c, below[s], link, up);
+				printf("%-*s  %-5d  %-*s  %-*s  %-10s  %s\n", wn,
+				       orrery_topology_switch_name(t, s), l, wn,
+				       p < 0 ? "-" : orrery_topology_switch_name(t, (size_t)p),
+				       wm, m, p < 0 ? "-" : fmt_bw(a, sizeof a, up),
+				       p < 0 ? "-" : c);
+			}
+		}
+out:
+		for (size_t s = 0; mem && s < ns; s++)
+			free(mem[s]);
+		free(mem);
+		free(isn);
+	}
+	free(below);
+}
+
+int cmd_topology(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topology", required_argument, NULL, 0 },
+		{ "generate", required_argument, NULL, 0 },
+		{ "linkspeed-unit", required_argument, NULL, 0 },
+		{ "node-link", required_argument, NULL, 0 },
+		{ "uplink", required_argument, NULL, 0 },
+		{ "write", required_argument, NULL, 'w' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct topo_opts to;
+	const char *write = NULL;
+	int list = -1, c, idx;
+	orrery_topology_t *t;
+	orrery_error_t err;
+	int rc = 0;
+
+	topo_opts_init(&to);
+	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+		if (c == 0) {
+			if (topo_opt(&to, opts[idx].name, optarg) < 0)
+				return EXIT_USAGE;
+		} else if (c == 'w') {
+			write = optarg;
+		} else if (c == 'l') {
+			list = 1;
+		} else if (c == 'h') {
+			help(stdout);
+			return 0;
+		} else {
+			help(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		qerr("unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!to.path && !to.generate) {
+		help(stderr);
+		return EXIT_USAGE;
+	}
+	t = topo_load(&to);
+	if (!t)
+		return EXIT_INPUT;
+	if (write) {
+		FILE *f = strcmp(write, "-") ? fopen(write, "w") : stdout;
+		if (!f) {
+			qerr("--write %s: cannot create the file", write);
+			orrery_topology_free(t);
+			return EXIT_INPUT;
+		}
+		rc = orrery_topology_write_slurm(t, f, &err);
+		if (f != stdout && fclose(f) && !rc) {
+			rc = ORRERY_EIO;
+			snprintf(err.message, sizeof err.message, "write error");
+		}
+		if (rc) {
+			qerr("--write %s: %s", write, err.message);
+			orrery_topology_free(t);
+			return EXIT_INPUT;
+		}
+		if (f == stdout) {
+			orrery_topology_free(t);
+			return 0;
+		}
+		printf("wrote %s\n\n", write);
+	}
+	if (list < 0)
+		list = orrery_topology_switch_count(t) <= 32;
+	summary(t, to.path ? to.path : to.generate, list);
+	orrery_topology_free(t);
+	return rc ? EXIT_INPUT : 0;
+}

@@ -1,0 +1,105 @@
+/*
+ * query.h - pieces shared by the orrery-query subcommands.
+ *
+ * orrery-query is an offline tool for administrators: it reads a Slurm
+ * topology.conf (or generates a fabric), running jobs and comm profiles,
+ * and shows what liborrery would decide.  It uses only orrery.h and the
+ * libslurm hostlist adapter.
+ */
+#ifndef ORRERY_QUERY_H
+#define ORRERY_QUERY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "orrery.h"
+
+/* Exit codes (doc/orrery-query.1). */
+#define EXIT_INPUT 1       /* bad input: the library's message is printed */
+#define EXIT_USAGE 2       /* bad command line                            */
+#define EXIT_NOPLACE 3     /* place: no candidate node set                */
+
+/* Subcommands: argc/argv start at the subcommand's name. */
+int cmd_profile(int argc, char **argv);
+int cmd_score(int argc, char **argv);
+int cmd_topology(int argc, char **argv);
+int cmd_place(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
+
+/* Messages: "orrery-query: <cmd>: <text>" on stderr. */
+void qerr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern const char *qcmd;
+
+/* ---- units.c ---- */
+/* "100Gbps", "100Gb/s", "400Mbps", "1.6Tbps" -> Mb/s; -1 on error. */
+int parse_bandwidth(const char *s, uint64_t *mbps);
+/* "20ms", "1.5s", "250us" -> µs; -1 on error. */
+int parse_duration(const char *s, int64_t *us);
+int parse_uint(const char *s, uint64_t max, uint64_t *out);
+/* Human forms into a caller buffer: "400 Gb/s", "266.7 Gb/s", "50 Mb/s",
+ * "unknown" for 0; "80 ms", "12.345 ms", "1.50 s". */
+const char *fmt_bw(char *buf, size_t n, uint64_t mbps);
+const char *fmt_time(char *buf, size_t n, int64_t us);
+#define FMT_N 32
+
+/* ---- topo_load.c ---- */
+struct topo_opts {
+	const char *path;            /* --topology FILE                 */
+	const char *generate;        /* --generate k=v,...              */
+	uint64_t linkspeed_unit;     /* --linkspeed-unit, Mb/s          */
+	uint64_t node_link;          /* --node-link, 0 = keep           */
+	const char *uplinks[64];     /* --uplink LEVEL|SWITCH=CAP       */
+	int n_uplinks;
+};
+void topo_opts_init(struct topo_opts *o);
+/* Handle one topology option (getopt long name and optarg); 1 if taken,
+ * 0 if not a topology option, -1 on a bad value (message printed). */
+int topo_opt(struct topo_opts *o, const char *name, const char *arg);
+/* Read or generate, then apply --node-link and --uplink.  NULL on error
+ * (message printed). */
+orrery_topology_t *topo_load(const struct topo_opts *o);
+/* Parse a --generate spec into a fabric; -1 on error (message printed). */
+int parse_fabric(const char *spec, orrery_fabric_t *f, char *prefix_buf,
+		 size_t prefix_n);
+
+/* ---- cluster_load.c ---- */
+/* topo_load() plus running jobs from a jobs file or a state file (either
+ * may be NULL).  max_candidates 0 = library default.  NULL on error. */
+orrery_cluster_t *cluster_load(const struct topo_opts *to, uint32_t max_candidates,
+			       const char *jobs, const char *state,
+			       uint32_t gpus_per_node);
+
+/* ---- jobs_file.c ---- */
+/* Read a running-jobs file into c (doc/orrery-query.1, JOBS FILE).
+ * Models are resolved for the job's node count, gpus_per_node and the
+ * topology's node link.  -1 on error (message names file:line). */
+int jobs_file_load(orrery_cluster_t *c, const char *path,
+		   uint32_t gpus_per_node);
+/* A hostlist into topology node indices (malloc()ed); -1 with msg set. */
+int expand_nodes(const orrery_topology_t *t, const char *expr, uint32_t **out,
+		 size_t *n, char *msg, size_t msg_n);
+
+/* ---- profile helpers (cmd_profile.c) ---- */
+/* Parse and, for a model, resolve for the shape.  NULL on error. */
+orrery_profile_t *profile_explicit(const char *spec,
+				   const orrery_shape_t *shape);
+/* --nodes, --gpus-per-node, --link: 1 if taken, 0 if not one of them,
+ * -1 on a bad value (message printed). */
+int parse_shape_opt(const char *name, const char *arg, orrery_shape_t *s);
+/* Print the Up/Down table of an explicit profile, indented. */
+void print_phase_table(FILE *out, const orrery_profile_t *p);
+
+/* ---- link helpers (links.c) ---- */
+/* Nodes of a set below switch sw (the crossing rule needs m of n). */
+uint32_t nodes_below(const orrery_topology_t *t, size_t sw,
+		     const uint32_t *nodes, size_t n);
+/* The profile as seen on an uplink with m of n nodes below it: ring
+ * phases keep their demand, all-to-all phases carry demand*m*(n-m)/(n-1)
+ * (orrery.h, orrery_collective).  NULL on error. */
+orrery_profile_t *profile_on_link(const orrery_profile_t *p, uint32_t m,
+				  uint32_t n);
+/* "node[001-008]" for a set of node indices; malloc()ed. */
+char *nodes_hostlist(const orrery_topology_t *t, const uint32_t *nodes,
+		     size_t n);
+
+#endif

@@ -1,0 +1,295 @@
+/*
+ * test_topology_read.c - topology.conf reader and writer, through orrery.h,
+ * with libslurm's hostlist expansion (contrib/query/hostlist_slurm.c), the
+ * way orrery-query reads files.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "orrery.h"
+#include "contrib/query/hostlist_slurm.h"
+
+#define DATA TOPO_DATA_DIR
+
+static orrery_topology_t *read_ok(const char *path, uint64_t unit)
+{
+	orrery_topology_t *t = NULL;
+	orrery_error_t err;
+	int rc = orrery_topology_read_slurm(path, hostlist_slurm_expand, NULL,
+					    unit, &t, &err);
+	if (rc)
+		fail_msg("%s: %s", path, err.message);
+	assert_non_null(t);
+	return t;
+}
+
+static long sw(const orrery_topology_t *t, const char *name)
+{
+	long i = orrery_topology_switch_index(t, name);
+	assert_true(i >= 0);
+	return i;
+}
+
+static void test_three_tier(void **state)
+{
+	(void)state;
+	orrery_topology_t *t = read_ok(DATA "/three-tier.conf", 1000);
+
+	assert_int_equal(orrery_topology_switch_count(t), 7);
+	assert_int_equal(orrery_topology_node_count(t), 16);
+	/* levels: leaf 0, pod 1, core 2 */
+	assert_int_equal(orrery_topology_switch_level(t, sw(t, "core")), 2);
+	assert_int_equal(orrery_topology_switch_level(t, sw(t, "pod2")), 1);
+	assert_int_equal(orrery_topology_switch_level(t, sw(t, "leaf4")), 0);
+	/* parents from Switches= lists */
+	assert_int_equal(orrery_topology_switch_parent(t, sw(t, "core")), -1);
+	assert_int_equal(orrery_topology_switch_parent(t, sw(t, "pod1")), sw(t, "core"));
+	assert_int_equal(orrery_topology_switch_parent(t, sw(t, "leaf2")), sw(t, "pod1"));
+	assert_int_equal(orrery_topology_switch_parent(t, sw(t, "leaf3")), sw(t, "pod2"));
+	/* LinkSpeed x 1000 Mb/s; the continuation line carried pod1's */
+	assert_int_equal(orrery_topology_uplink_mbps(t, sw(t, "pod1")), 400000);
+	assert_int_equal(orrery_topology_uplink_mbps(t, sw(t, "pod2")), 400000);
+	assert_int_equal(orrery_topology_uplink_mbps(t, sw(t, "leaf1")), 200000);
+	assert_int_equal(orrery_topology_uplink_mbps(t, sw(t, "leaf4")), 0);
+	assert_int_equal(orrery_topology_uplink_mbps(t, sw(t, "core")), 0);
+	/* node order is file order, hostlists expanded in place */
+	assert_string_equal(orrery_topology_node_name(t, 0), "n01");
+	assert_string_equal(orrery_topology_node_name(t, 13), "n14");
+	assert_string_equal(orrery_topology_node_name(t, 14), "n16");
+	assert_string_equal(orrery_topology_node_name(t, 15), "n15");
+	assert_int_equal(orrery_topology_node_index(t, "n15"), 15);
+	assert_int_equal(orrery_topology_node_index(t, "n17"), -1);
+	assert_int_equal(orrery_topology_node_leaf(t, 4), sw(t, "leaf2"));
+	assert_int_equal(orrery_topology_node_leaf(t, 15), sw(t, "leaf4"));
+	orrery_topology_free(t);
+
+	/* unit 0 ignores LinkSpeed, another unit scales it */
+	t = read_ok(DATA "/three-tier.conf", 0);
+	assert_int_equal(orrery_topology_uplink_mbps(t, sw(t, "pod1")), 0);
+	orrery_topology_free(t);
+	t = read_ok(DATA "/three-tier.conf", 100);
+	assert_int_equal(orrery_topology_uplink_mbps(t, sw(t, "leaf1")), 20000);
+	orrery_topology_free(t);
+}
+
+struct bad_case {
+	const char *file;
+	int code;
+	const char *message;  /* after "<path>" */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "unknown-key.conf", ORRERY_EINVAL,
+	  ":2: unknown key 'Bandwidth' (accepted: SwitchName, Switches, Nodes, LinkSpeed)" },
+	{ "duplicate-switch.conf", ORRERY_EINVAL,
+	  ":4: duplicate switch 's1' (first defined at line 2)" },
+	{ "node-two-switches.conf", ORRERY_EINVAL,
+	  ":3: node 'n4' is already under switch 's1' (line 2)" },
+	{ "unknown-child.conf", ORRERY_EINVAL,
+	  ":1: switch 's0' lists unknown switch 's3' in Switches=" },
+	{ "cycle.conf", ORRERY_EINVAL,
+	  ":2: switch 'a' is on a cycle of Switches= (a -> b -> a): the tree has no root" },
+	{ "two-roots.conf", ORRERY_EINVAL,
+	  ":2: switch 's2' is a second root (no Switches= lists it; 's1' at line 1 is a root too): orrery needs one tree" },
+	{ "bad-linkspeed.conf", ORRERY_ERANGE,
+	  ":2: LinkSpeed=100G: not a positive integer" },
+	{ "nodes-and-switches.conf", ORRERY_EINVAL,
+	  ":1: switch 's0' has both Switches= and Nodes=; nodes must hang from leaf switches" },
+	{ "bad-hostlist.conf", ORRERY_EINVAL,
+	  /* libslurm reads "n[1-4" as the names n[1, ..., n4 and n] */
+	  ":2: Nodes=n[1-4: invalid name 'n]' (accepted: letters, digits, '.', '_', '-')" },
+	{ "no-switchname.conf", ORRERY_EINVAL,
+	  ":2: line does not start a switch (no SwitchName=)" },
+	{ "listed-twice.conf", ORRERY_EINVAL,
+	  ":2: switch 's2' is listed under both 's0' (line 1) and 's1'" },
+	{ "empty.conf", ORRERY_EINVAL,
+	  ": no switches (no SwitchName= line)" },
+	{ "not-key-value.conf", ORRERY_EINVAL,
+	  ":1: 'fast' is not KEY=VALUE (keys: SwitchName, Switches, Nodes, LinkSpeed)" },
+};
+
+static void expect_error(const char *path, int code, const char *suffix)
+{
+	orrery_topology_t *t = (orrery_topology_t *)0x1;
+	orrery_error_t err;
+	char want[ORRERY_ERRMSG_MAX];
+	int rc = orrery_topology_read_slurm(path, hostlist_slurm_expand, NULL,
+					    1000, &t, &err);
+
+	snprintf(want, sizeof want, "%s%s", path, suffix);
+	assert_null(t);
+	assert_int_equal(rc, code);
+	assert_int_equal(err.code, code);
+	assert_string_equal(err.message, want);
+}
+
+static void test_bad_files(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/bad/%s", DATA, bad_cases[i].file);
+		expect_error(path, bad_cases[i].code, bad_cases[i].message);
+	}
+	expect_error(DATA "/bad/no-such-file.conf", ORRERY_ENOENT,
+		     ": cannot open: No such file or directory");
+}
+
+static char *tmpfile_path(void)
+{
+	char *p = strdup("/tmp/orrery-topo-XXXXXX");
+	int fd = mkstemp(p);
+	assert_true(fd >= 0);
+	close(fd);
+	return p;
+}
+
+static void test_limits(void **state)
+{
+	(void)state;
+	char *p = tmpfile_path();
+	FILE *f = fopen(p, "w");
+
+	/* 16 MiB + 1 byte of comment: refused before parsing */
+	assert_non_null(f);
+	for (int i = 0; i < 16 * 1024; i++) {
+		char kb[1024];
+		memset(kb, '#', sizeof kb - 1);
+		kb[sizeof kb - 1] = '\n';
+		fwrite(kb, 1, sizeof kb, f);
+	}
+	fputc('\n', f);
+	fclose(f);
+	expect_error(p, ORRERY_ELIMIT, ": larger than 16 MiB");
+
+	f = fopen(p, "w");
+	fprintf(f, "SwitchName=s0 Switches=s1\n"
+		   "SwitchName=s1 Nodes=n[1-60000],m[1-40001]\n");
+	fclose(f);
+	expect_error(p, ORRERY_ELIMIT,
+		     ":2: Nodes=n[1-60000],m[1-40001]: more than 100000 nodes in the file (the limit)");
+
+	/* exactly at the limit is fine */
+	f = fopen(p, "w");
+	fprintf(f, "SwitchName=s0 Switches=s[1-2]\n"
+		   "SwitchName=s1 Nodes=n[1-50000]\n"
+		   "SwitchName=s2 Nodes=m[1-50000]\n");
+	fclose(f);
+	orrery_topology_t *t = read_ok(p, 1000);
+	assert_int_equal(orrery_topology_node_count(t), 100000);
+	orrery_topology_free(t);
+	unlink(p);
+	free(p);
+}
+
+/* write -> read gives the same tree, names, order and capacities */
+static void assert_same(const orrery_topology_t *a, const orrery_topology_t *b)
+{
+	assert_int_equal(orrery_topology_switch_count(a), orrery_topology_switch_count(b));
+	assert_int_equal(orrery_topology_node_count(a), orrery_topology_node_count(b));
+	for (size_t i = 0; i < orrery_topology_switch_count(a); i++) {
+		const char *name = orrery_topology_switch_name(a, i);
+		long j = sw(b, name);
+		long pa = orrery_topology_switch_parent(a, i);
+		long pb = orrery_topology_switch_parent(b, (size_t)j);
+		assert_int_equal(orrery_topology_switch_level(a, i),
+				 orrery_topology_switch_level(b, (size_t)j));
+		assert_int_equal(pa < 0, pb < 0);
+		if (pa >= 0)
+			assert_string_equal(orrery_topology_switch_name(a, (size_t)pa),
+					    orrery_topology_switch_name(b, (size_t)pb));
+		assert_int_equal(orrery_topology_uplink_mbps(a, i),
+				 orrery_topology_uplink_mbps(b, (size_t)j));
+	}
+	for (size_t i = 0; i < orrery_topology_node_count(a); i++) {
+		assert_string_equal(orrery_topology_node_name(a, i),
+				    orrery_topology_node_name(b, i));
+		assert_string_equal(
+			orrery_topology_switch_name(a, (size_t)orrery_topology_node_leaf(a, i)),
+			orrery_topology_switch_name(b, (size_t)orrery_topology_node_leaf(b, i)));
+	}
+}
+
+static orrery_topology_t *round_trip(const orrery_topology_t *t)
+{
+	char *p = tmpfile_path();
+	FILE *f = fopen(p, "w");
+	orrery_error_t err;
+
+	assert_int_equal(orrery_topology_write_slurm(t, f, &err), ORRERY_OK);
+	fclose(f);
+	orrery_topology_t *back = read_ok(p, 1000);
+	unlink(p);
+	free(p);
+	return back;
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	orrery_error_t err;
+	orrery_fabric_t fabrics[] = {
+		{ 2, 8, 4, 0, 100000, 2.0, 1.0, NULL },
+		{ 3, 16, 12, 4, 200000, 1.0, 2.0, "gpu" },
+		{ 2, 1, 1, 0, 25000, 1.0, 1.0, "x" },
+		/* 1200 nodes: names cross from 3 to 4 digits of padding */
+		{ 3, 30, 40, 8, 400000, 3.0, 1.0, "n" },
+	};
+	for (size_t i = 0; i < sizeof fabrics / sizeof fabrics[0]; i++) {
+		orrery_topology_t *t = NULL;
+		assert_int_equal(orrery_topology_generate(&fabrics[i], &t, &err), 0);
+		orrery_topology_t *back = round_trip(t);
+		assert_same(t, back);
+		orrery_topology_free(back);
+		orrery_topology_free(t);
+	}
+	/* a hand-written file with odd node order survives too */
+	orrery_topology_t *t = read_ok(DATA "/three-tier.conf", 1000);
+	orrery_topology_t *back = round_trip(t);
+	assert_same(t, back);
+	orrery_topology_free(back);
+	orrery_topology_free(t);
+}
+
+/* A hand-built tree with irregular names: the compressor must keep order
+ * and padding so the expansion gives the same names back. */
+static void test_round_trip_irregular(void **state)
+{
+	(void)state;
+	static const char *names[] = { "a9", "a10", "a11", "b007", "b008", "b010",
+				       "c", "b009", "a012", "a013", "x1y", "x2y" };
+	orrery_topology_t *t = orrery_topology_new();
+	orrery_error_t err;
+
+	assert_int_equal(orrery_topology_add_switch(t, "top", NULL, &err), 0);
+	assert_int_equal(orrery_topology_add_switch(t, "l1", "top", &err), 0);
+	assert_int_equal(orrery_topology_add_switch(t, "l2", "top", &err), 0);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		assert_int_equal(orrery_topology_add_node(t, names[i],
+							  i < 6 ? "l1" : "l2", &err), 0);
+	assert_int_equal(orrery_topology_finalize(t, &err), 0);
+	assert_int_equal(orrery_topology_set_uplink(t, "l1", 123000, 123000, &err), 0);
+	orrery_topology_t *back = round_trip(t);
+	assert_same(t, back);
+	orrery_topology_free(back);
+	orrery_topology_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_three_tier),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_round_trip_irregular),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
