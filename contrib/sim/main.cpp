@@ -37,6 +37,7 @@ void usage(FILE *f)
 		"                  [--policies LIST] [--seeds N] [--seed S]\n"
 		"                  [--load L] [--hours H] [--sizes MIX] [--models MIX]\n"
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
+		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--out DIR] [--threads N] [--quiet]\n"
 		"                  [--list-models]\n"
 		"policies: %s (default: all)\n", kAllPolicies);
@@ -93,8 +94,9 @@ int run(int argc, char **argv)
 	uint64_t seed0 = 1;
 	bool quiet = false, list = false;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
+	double os_leaf = -1, os_pod = -1;
 	std::string sizes, models;
-	enum { O_WT = 256, O_DUR, O_LIST };
+	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -111,6 +113,8 @@ int run(int argc, char **argv)
 		{"threads", required_argument, nullptr, 'j'},
 		{"quiet", no_argument, nullptr, 'q'},
 		{"list-models", no_argument, nullptr, O_LIST},
+		{"oversub-leaf", required_argument, nullptr, O_OSL},
+		{"oversub-pod", required_argument, nullptr, O_OSP},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -137,6 +141,8 @@ int run(int argc, char **argv)
 			break;
 		}
 		case O_WT: write_tr = optarg; break;
+		case O_OSL: os_leaf = num(optarg, "--oversub-leaf"); break;
+		case O_OSP: os_pod = num(optarg, "--oversub-pod"); break;
 		case 'o': out_dir = optarg; break;
 		case 'j': threads = (unsigned)num(optarg, "--threads"); break;
 		case 'q': quiet = true; break;
@@ -164,6 +170,10 @@ int run(int argc, char **argv)
 	Scenario sc = scenario(scen);
 	if (load > 0)
 		sc.gen.load = load;
+	if (os_leaf > 0)
+		sc.fabric.oversub_leaf = os_leaf;
+	if (os_pod > 0)
+		sc.fabric.oversub_pod = os_pod;
 	if (hours > 0)
 		sc.gen.horizon_s = hours * 3600;
 	if (dmin > 0)

@@ -262,17 +262,20 @@ Scenario scenario(const std::string &name)
 {
 	Scenario s;
 	s.name = name;
-	std::string models;
-	for (size_t i = 0; i < orrery_catalogue_count(); i++)
-		models += std::string(i ? "," : "") + orrery_catalogue_name(i);
+	// CASSINI's 13 models, as named in liborrery's catalogue.
+	std::string models = "vgg11,vgg16,vgg19,resnet50,wideresnet101-2,"
+			     "bert-base,roberta-base,xlm,camembert,gpt1,gpt2,"
+			     "gpt3-xl,dlrm";
 	if (name == "testbed") {
 		// CASSINI's scale: 24 single-GPU servers at 50 Gb/s, in 6 racks
-		// of 4 whose uplinks are 2:1 oversubscribed (100 Gb/s).
+		// of 4 whose uplinks are 4:1 oversubscribed (50 Gb/s: a ring
+		// crossing a rack uplink carries one NIC's rate, so two jobs
+		// crossing the same uplink already contend).
 		s.fabric.tiers = 2;
 		s.fabric.nodes_per_leaf = 4;
 		s.fabric.leaves = 6;
 		s.fabric.node_link_mbps = 50000;
-		s.fabric.oversub_leaf = 2.0;
+		s.fabric.oversub_leaf = 4.0;
 		s.fabric.oversub_pod = 1.0;
 		s.gpus_per_node = 1;
 		s.gen.sizes = parse_mix("1:10,2:30,3:20,4:20,6:10,8:10", "sizes");
@@ -280,17 +283,17 @@ Scenario scenario(const std::string &name)
 		s.gen.min_duration_s = 600;
 		s.gen.max_duration_s = 3 * 3600;
 		s.description = "24 servers x 1 GPU, 50 Gb/s NICs, 6 racks of 4, "
-				"rack uplinks 100 Gb/s (2:1)";
+				"rack uplinks 50 Gb/s (4:1)";
 	} else if (name == "large") {
 		// 1,024 GPUs: 256 servers x 4 GPUs at 100 Gb/s; 16 racks of 16
-		// (uplink 800 Gb/s, 2:1), 4 pods of 4 racks (pod uplink 1.6
-		// Tb/s, another 2:1).
+		// (uplink 400 Gb/s, 4:1: four crossing rings fill it), 4 pods of
+		// 4 racks (pod uplink 800 Gb/s, another 2:1).
 		s.fabric.tiers = 3;
 		s.fabric.nodes_per_leaf = 16;
 		s.fabric.leaves = 16;
 		s.fabric.leaves_per_pod = 4;
 		s.fabric.node_link_mbps = 100000;
-		s.fabric.oversub_leaf = 2.0;
+		s.fabric.oversub_leaf = 4.0;
 		s.fabric.oversub_pod = 2.0;
 		s.gpus_per_node = 4;
 		s.gen.sizes = parse_mix("1:30,2:20,4:20,8:15,16:10,32:5", "sizes");
@@ -298,14 +301,16 @@ Scenario scenario(const std::string &name)
 		s.gen.min_duration_s = 900;
 		s.gen.max_duration_s = 8 * 3600;
 		s.description = "256 servers x 4 GPUs (1,024 GPUs), 100 Gb/s NICs, "
-				"16 racks of 16 (2:1), 4 pods of 4 racks (2:1)";
+				"16 racks of 16 (uplink 400 Gb/s, 4:1), 4 pods of 4 "
+				"racks (uplink 800 Gb/s, 2:1)";
 	} else {
 		throw std::runtime_error("unknown scenario '" + name +
 					 "' (testbed or large)");
 	}
 	s.fabric.node_prefix = "node";
-	if (!models.empty())
-		s.gen.models = parse_mix(models, "models");
+	if (name == "large")
+		models += ",bert-large,gpt2-xl";
+	s.gen.models = parse_mix(models, "models");
 	return s;
 }
 
