@@ -434,6 +434,47 @@ int orrery_solve_job_shift(const orrery_solve_t *s, uint32_t job_id,
 			   int64_t *shift_us);
 void orrery_solve_free(orrery_solve_t *s);
 
+/* ------------------------------------------------------------------ */
+/* Gate: when may a job's next communication phase start?              */
+/* ------------------------------------------------------------------ */
+
+/* Slots: epoch + shift + k * period, on a grid common to the cluster.
+ * Policy (lib/gate/gate.c, orrery-runtime(7)): wait for the next unused
+ * slot; release at once if at most late_tolerance past a slot; a phase later
+ * than that misses the slot and waits for the next; when miss_limit of the
+ * last miss_window phases missed, the gate disables itself (pass-through). */
+typedef struct orrery_gate_params {
+	int64_t period_us;          /* gate period (ORRERY_PERIOD_US)       */
+	int64_t epoch_us;           /* ORRERY_EPOCH_US                      */
+	int64_t shift_us;           /* ORRERY_SHIFT_US, in [0, period)      */
+	int64_t late_tolerance_us;  /* 0 = period / 10                      */
+	uint32_t miss_window;       /* default 8, at most 32; 0 = never off */
+	uint32_t miss_limit;        /* default 4                            */
+} orrery_gate_params_t;
+
+typedef struct orrery_gate_stats {
+	uint64_t phases;         /* phases that asked the gate            */
+	uint64_t on_slot;        /* released on a slot (waited or exact)  */
+	uint64_t late;           /* released within the tolerance, late   */
+	uint64_t missed;         /* missed a slot, waited for the next    */
+	uint64_t passthrough;    /* released ungated after disabling      */
+	int64_t total_wait_us;
+	int64_t max_wait_us;
+	int64_t total_late_us;   /* drift absorbed by the tolerance       */
+	int disabled;            /* 1 once the miss limit was reached     */
+} orrery_gate_stats_t;
+
+typedef struct orrery_gate orrery_gate_t;
+
+void orrery_gate_params_default(orrery_gate_params_t *p);
+int orrery_gate_new(const orrery_gate_params_t *params, orrery_gate_t **out,
+		    orrery_error_t *err);
+/* A phase is ready at now_us (same clock as epoch: CLOCK_REALTIME µs);
+ * returns when to release it (>= now_us) and updates the counters. */
+int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us);
+void orrery_gate_stats(const orrery_gate_t *g, orrery_gate_stats_t *out);
+void orrery_gate_free(orrery_gate_t *g);
+
 #ifdef __cplusplus
 }
 #endif

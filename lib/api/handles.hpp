@@ -1,6 +1,7 @@
 // Definitions of the opaque C handles, shared by the api/*.cpp wrappers.
 #pragma once
 
+#include <map>
 #include <memory>
 
 #include "affinity/affinity.hpp"
@@ -23,6 +24,9 @@ struct orrery_topology {
 struct orrery_cluster {
 	std::unique_ptr<orrery::Cluster> c;
 	orrery_topology topo_view;  // returned by orrery_cluster_topology()
+	// Backing store for orrery_cluster_job_profile(), kept in step with
+	// the jobs by every non-const call (so const calls stay read-only).
+	std::map<uint32_t, orrery_profile> profiles;
 };
 struct orrery_eval {
 	orrery::Evaluation e;
@@ -34,4 +38,5 @@ struct orrery_placement {
 struct orrery_solve {
 	orrery::AffinityResult r;
 	std::vector<uint32_t> job_ids;  // index -> job id
+	std::vector<uint32_t> link_jobs;  // per r.links entry: jobs on it
 };

@@ -1,1 +1,20 @@
-# circle: sources added by the component
+# circle: unified circle, compatibility score, rotation search, and the
+# C API wrappers for them (orrery.h "Unified circle ..." section).
+lib_liborrery_la_SOURCES += lib/circle/circle.hpp lib/circle/circle.cpp \
+	lib/circle/score.hpp lib/circle/score.cpp \
+	lib/api/link_api.cpp
+
+# Tests of the internals compile the sources they exercise (liborrery
+# exports only the C API).
+circle_internal_sources = lib/circle/circle.cpp lib/circle/score.cpp \
+	lib/core/error.cpp lib/core/types.cpp lib/api/link_api.cpp \
+	lib/writers/svg.cpp
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_circle
+TESTS += tests/unit/test_circle
+tests_unit_test_circle_SOURCES = tests/unit/test_circle.cpp \
+	$(circle_internal_sources)
+tests_unit_test_circle_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_circle_LDADD = $(CMOCKA_LIBS)
+endif

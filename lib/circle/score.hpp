@@ -24,11 +24,30 @@ struct LinkScore {
 	double over_fraction_unshifted = 0.0;
 	std::vector<int64_t> shift_us;     // per job, in [0, gate period)
 	bool exact = true;
+	// Candidate configurations scored by the search (benchmarks).
+	uint64_t evaluations = 0;
 };
 
-// Score of the given shifts.
+// Bins count as over capacity when their total exceeds C by more than
+// this fraction of C (rounding noise is not congestion).
+constexpr double kOverEpsilon = 1e-9;
+
+// Score of per-job demand vectors (already rotated), all of one length.
+// capacity 0 = unknown: score 1, over fraction 0.
 double score_of(const std::vector<std::vector<double>> &demand,
 		uint64_t capacity_mbps, double *over_fraction);
+// The same from the total demand per bin.
+double score_of_total(const std::vector<double> &total,
+		      uint64_t capacity_mbps, double *over_fraction);
+
+// Score of the given shifts on a circle (µs, any value; reduced modulo
+// each job's gate period).
+double score_shifts(const std::vector<LinkJob> &jobs, const Circle &c,
+		    const std::vector<int64_t> &shift_us,
+		    uint64_t capacity_mbps, double *over_fraction);
+
+// The circle the jobs share.
+Circle circle_of(const std::vector<LinkJob> &jobs, const CircleOpts &o);
 
 // Best rotations for the free jobs (exact search when the search space
 // times the circle fits exact_budget, else greedy + coordinate descent).
@@ -37,7 +56,13 @@ LinkScore best_rotations(const std::vector<LinkJob> &jobs,
 			 uint64_t capacity_mbps, const CircleOpts &o);
 
 // One newcomer across several links, other jobs pinned: the one shift
-// (in [0, newcomer gate period)) maximising min link score, then mean.
+// (in [0, newcomer gate period)) maximising min link score, then mean,
+// then the smallest shift.  Each link has its own circle (its jobs'
+// periods and the newcomer's).  Candidates are multiples of
+// gate_period / R, R = the fewest whole bins the newcomer's gate period
+// spans on any of its links (at most bins).  When links needed different
+// quanta, gate_period_us is the longest of the newcomer's gate periods
+// and the shift is taken modulo each link's own.
 struct LinkProblem {
 	uint64_t capacity_mbps = 0;   // 0 = unknown: unconstrained, score 1
 	std::vector<LinkJob> others;  // all with fixed_shift_us set
@@ -54,6 +79,7 @@ struct NewcomerShift {
 	std::vector<LinkOutcome> links;
 	double score_min = 1.0;
 	double score_mean = 1.0;
+	uint64_t evaluations = 0;  // candidate shifts x links scored
 };
 NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				  int64_t newcomer_period_us,

@@ -1,4 +1,10 @@
 // Running jobs on a topology, with their shifts; persistence.
+//
+// A Cluster is what the select plugin keeps between scheduling passes: the
+// fabric, every running job's node set, explicit pattern and time shift, and
+// an index from each uplink to the jobs whose traffic crosses it.  Nodes may
+// be shared by several jobs (Slurm's OverSubscribe): each job's traffic is
+// then simply counted on the links it crosses.
 #pragma once
 
 #include <cstdint>
@@ -11,39 +17,69 @@
 
 namespace orrery {
 
+// Hard limits on what a cluster (and so a state file) may hold.
+constexpr size_t kMaxClusterJobs = 1000000;
+constexpr size_t kStateFileMax = 64u << 20;    // bytes
+constexpr size_t kStateLineMax = 4u << 20;     // bytes in one line
+
 struct RunningJob {
 	uint32_t id = 0;
-	std::vector<uint32_t> nodes;   // sorted topology node indices
+	std::vector<uint32_t> nodes;   // sorted, distinct topology node indices
 	Pattern pattern;               // explicit
 	int64_t shift_us = 0;
-	std::vector<Crossing> links;   // cached crossings
+	int64_t gate_period_us = 0;    // pattern period rounded up to the quantum
+	std::vector<Crossing> links;   // cached crossings, ascending switch
+
+	// The crossing of this job at switch sw, or nullptr.
+	const Crossing *crossing(size_t sw) const;
 };
+
+// A pattern's period rounded up to the circle quantum: the period a job is
+// gated to when nothing forces a coarser one.
+int64_t gate_period(const Pattern &p, const CircleOpts &o);
 
 class Cluster {
 public:
+	// t must be finalized (ORRERY_ESTATE otherwise).  epoch_us starts at
+	// the current wall-clock time.
 	Cluster(Topology t, CircleOpts circle, uint32_t max_candidates);
 
 	const Topology &topology() const { return topo_; }
 	const CircleOpts &circle() const { return circle_; }
 	uint32_t max_candidates() const { return max_candidates_; }
-	int64_t epoch_us = 0;
+	int64_t epoch_us() const { return epoch_us_; }
+	void set_epoch_us(int64_t e);
 
+	// Throws ORRERY_EINVAL (duplicate id, empty or repeated node, pattern
+	// not explicit), ORRERY_ERANGE (node index, shift), ORRERY_ELIMIT.
 	void add_job(uint32_t id, std::vector<uint32_t> nodes, Pattern p,
 		     int64_t shift_us);
 	bool remove_job(uint32_t id);
+	// Replace a job's shift (solve with apply).  Throws ORRERY_ENOENT.
+	void set_shift(uint32_t id, int64_t shift_us);
+	const RunningJob *job(uint32_t id) const;
 	const std::map<uint32_t, RunningJob> &jobs() const { return jobs_; }
-	// Jobs crossing the uplink of switch sw.
+	// Ids of the jobs crossing the uplink of switch sw, ascending.
 	const std::vector<uint32_t> &jobs_on_link(size_t sw) const;
+	// Bumped on every change (add, remove, shift, load, epoch).
 	uint64_t version() const { return version_; }
 
+	// State file (cluster/state_file.cpp, doc/orrery-state.5).
 	void save(const std::string &path) const;
 	// Returns jobs dropped (unknown nodes); leaves *this unchanged on error.
 	size_t load(const std::string &path);
+	// Same, from bytes in memory (origin names them in messages).
+	size_t load_data(const std::string &data, const std::string &origin);
+	std::string serialise() const;
 
 private:
+	void index_job(const RunningJob &j);
+	void unindex_job(const RunningJob &j);
+
 	Topology topo_;
 	CircleOpts circle_;
 	uint32_t max_candidates_;
+	int64_t epoch_us_ = 0;
 	std::map<uint32_t, RunningJob> jobs_;
 	std::vector<std::vector<uint32_t>> link_jobs_;
 	uint64_t version_ = 0;

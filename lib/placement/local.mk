@@ -1,1 +1,17 @@
-# placement: sources added by the component
+# placement: node-set evaluation, candidate enumeration, ranking, shift solve
+lib_liborrery_la_SOURCES += lib/placement/placement.hpp \
+	lib/placement/evaluate.cpp lib/placement/candidates.cpp \
+	lib/placement/rank.cpp lib/placement/solve.cpp \
+	lib/api/placement_api.cpp
+
+if HAVE_CMOCKA
+# The enumerator is tested on its own, built from its sources (internal
+# symbols are not exported by liborrery).
+check_PROGRAMS += tests/unit/test_place_candidates
+TESTS += tests/unit/test_place_candidates
+tests_unit_test_place_candidates_SOURCES = tests/unit/test_place_candidates.cpp \
+	lib/placement/candidates.cpp lib/topology/topology.cpp \
+	lib/topology/link_map.cpp lib/core/error.cpp lib/core/types.cpp
+tests_unit_test_place_candidates_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_place_candidates_LDADD = $(CMOCKA_LIBS)
+endif

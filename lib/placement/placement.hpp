@@ -1,9 +1,14 @@
 // Evaluating node sets and ranking candidate placements.
+//
+// place() runs inside slurmctld's job_test, many times per second, so it
+// never copies the topology, caches each uplink's pinned demand once per
+// call (candidates share links), and bounds its work by max_candidates.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "affinity/affinity.hpp"
 #include "cluster/cluster.hpp"
 
 namespace orrery {
@@ -16,22 +21,53 @@ struct LinkEval {
 };
 
 struct Evaluation {
-	std::vector<LinkEval> links;
+	std::vector<LinkEval> links;   // ascending switch index
 	int64_t shift_us = 0;
 	int64_t gate_period_us = 0;
 	double score_min = 1.0;
 	double score_mean = 1.0;
 };
 
+// The running jobs' demand on each uplink, as LinkJobs pinned at their
+// shifts, built the first time a link is asked for.  Valid while the
+// cluster is not modified.
+class LinkDemandCache {
+public:
+	explicit LinkDemandCache(const Cluster &c);
+	const std::vector<LinkJob> &pinned(size_t sw);
+
+private:
+	const Cluster &c_;
+	std::vector<uint8_t> built_;
+	std::vector<std::vector<LinkJob>> pinned_;
+};
+
+// nodes: topology node indices (any order, no repeats).  Throws
+// ORRERY_EINVAL / ORRERY_ERANGE on a bad node set.
 Evaluation evaluate(const Cluster &c, const std::vector<uint32_t> &nodes,
-		    const Pattern &p);
+		    const Pattern &p, LinkDemandCache *cache = nullptr);
 
 struct Candidate {
-	std::vector<uint32_t> nodes;
+	std::vector<uint32_t> nodes;   // ascending
 	int lca_level = 0;
 	uint32_t leaves = 0;
 	Evaluation eval;
 };
+
+// Candidate node sets by topology/tree's best fit (placement/candidates.cpp).
+// At most max_out are built; *enumerated counts every candidate found, up to
+// count_limit (counting is cheap: no node sets are built past max_out).
+std::vector<Candidate> enumerate_candidates(const Topology &t,
+					    const std::vector<uint8_t> &free_nodes,
+					    uint32_t n_nodes, size_t max_out,
+					    size_t count_limit, size_t *enumerated);
+
+// Counting stops here: enumerated is exact below this many.
+constexpr size_t kEnumerateCountLimit = 100000;
+
+// Sort by (lca_level asc, leaves asc, score_min desc, score_mean desc,
+// nodes lexicographically asc) (placement/rank.cpp).
+void rank_candidates(std::vector<Candidate> &cands);
 
 struct Placement {
 	std::vector<Candidate> ranked;
@@ -40,5 +76,21 @@ struct Placement {
 
 Placement place(const Cluster &c, const std::vector<uint8_t> &free_nodes,
 		uint32_t n_nodes, const Pattern &p);
+
+}  // namespace orrery
+
+namespace orrery {
+
+// Re-solve every running job's shift from scratch (placement/solve.cpp).
+// Links with at least two jobs and a known capacity enter the affinity
+// graph (an unconstrained link cannot gain from rotation and would only
+// add spurious loops).  job_ids[i] is the job of result.shift_us[i];
+// link_jobs[i] the number of jobs on result.links[i].
+struct ShiftSolution {
+	AffinityResult result;
+	std::vector<uint32_t> job_ids;
+	std::vector<uint32_t> link_jobs;
+};
+ShiftSolution solve_shifts(const Cluster &c);
 
 }  // namespace orrery

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <set>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,6 +95,43 @@ long phase_index(const char *group)
 	return v;
 }
 
+// GKeyFile silently merges repeated groups and keeps the last of repeated
+// keys; a profile with two period= lines is a mistake worth reporting.
+// Runs after GKeyFile accepted the syntax, so lines are well formed.
+void check_duplicates(std::string_view data, const std::string &origin)
+{
+	std::set<std::string> groups, keys;
+	std::string group;
+	size_t pos = 0, lineno = 0;
+	while (pos < data.size()) {
+		size_t nl = data.find('\n', pos);
+		std::string_view line = trim(data.substr(
+			pos, nl == std::string_view::npos ? nl : nl - pos));
+		pos = nl == std::string_view::npos ? data.size() : nl + 1;
+		lineno++;
+		if (!line.empty() && line.back() == '\r')
+			line = trim(line.substr(0, line.size() - 1));
+		if (line.empty() || line[0] == '#')
+			continue;
+		if (line[0] == '[') {
+			group = std::string(line.substr(1, line.find(']') - 1));
+			if (!groups.insert(group).second)
+				fail(ORRERY_EINVAL, origin + ": line " +
+					std::to_string(lineno) + ": group [" +
+					group.substr(0, 64) + "] appears twice");
+			continue;
+		}
+		if (group == "capture")
+			continue;
+		std::string key(trim(line.substr(0, line.find('='))));
+		if (!keys.insert(group + "\n" + key).second)
+			fail(ORRERY_EINVAL, origin + ": line " +
+				std::to_string(lineno) + ": key '" +
+				key.substr(0, 64) + "' appears twice in [" +
+				group.substr(0, 64) + "]");
+	}
+}
+
 }  // namespace
 
 Profile load_profile_data(std::string_view data, const std::string &origin)
@@ -115,6 +153,7 @@ Profile load_profile_data(std::string_view data, const std::string &origin)
 		g_clear_error(&gerr);
 		fail(ORRERY_EINVAL, origin + ": not a key-file: " + msg);
 	}
+	check_duplicates(data, origin);
 	if (!g_key_file_has_group(k.kf, "profile"))
 		fail(ORRERY_EINVAL, origin + ": no [profile] group");
 

@@ -84,9 +84,8 @@ ModelRef parse_model_spec(std::string_view spec)
 Profile parse_profile(std::string_view spec)
 {
 	if (spec.size() > ORRERY_SPEC_MAX_LEN)
-		fail(ORRERY_ELIMIT, "profile is " + std::to_string(spec.size()) +
-			" bytes, longer than the limit of " +
-			std::to_string(ORRERY_SPEC_MAX_LEN));
+		fail(ORRERY_ELIMIT, "profile longer than the limit of " +
+			std::to_string(ORRERY_SPEC_MAX_LEN) + " bytes");
 	check_spec_chars(spec, "profile");
 	std::string_view t = trim(spec);
 	if (t.empty())

@@ -1,1 +1,2 @@
-# writers: sources added by the component
+# writers: SVG drawing of a link's unified circle.
+lib_liborrery_la_SOURCES += lib/writers/svg.hpp lib/writers/svg.cpp

@@ -207,7 +207,7 @@ static void test_limits(void **state)
 	s[ORRERY_SPEC_MAX_LEN] = ' ';
 	s[ORRERY_SPEC_MAX_LEN + 1] = '\0';
 	expect_reject(s, ORRERY_ELIMIT,
-		      "profile is 4097 bytes, longer than the limit of 4096");
+		      "profile longer than the limit of 4096 bytes");
 	free(s);
 
 	/* phase count: ORRERY_MAX_PHASES parse, one more does not */
@@ -909,6 +909,10 @@ static void test_file_bad(void **state)
 		{"bad-syntax.profile", ORRERY_EINVAL, "not a key-file"},
 		{"bad-capture.profile", ORRERY_EINVAL, "[capture] iterations 'many'"},
 		{"bad-period-range.profile", ORRERY_ERANGE, "out of range (1ms..3600s)"},
+		{"bad-duplicate-key.profile", ORRERY_EINVAL,
+		 "line 4: key 'period' appears twice in [profile]"},
+		{"bad-duplicate-group.profile", ORRERY_EINVAL,
+		 "group [phase.0] appears twice"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char path[4200];

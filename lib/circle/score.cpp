@@ -1,0 +1,479 @@
+// The compatibility score and the search for the best rotations.
+//
+// The search works on whole-bin rotations of each job's demand vector,
+// in fixed point, so that adding and removing a job is exact and ties
+// are decided the same way on every machine.  The reported score is then
+// recomputed in floating point from the shifts actually returned.
+#include "circle/score.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace orrery {
+
+double score_of_total(const std::vector<double> &total,
+		      uint64_t capacity_mbps, double *over_fraction)
+{
+	if (over_fraction)
+		*over_fraction = 0.0;
+	if (capacity_mbps == 0 || total.empty())
+		return 1.0;
+	const double C = (double)capacity_mbps;
+	const double over_at = C * (1.0 + kOverEpsilon);
+	double excess = 0.0;
+	size_t over = 0;
+	for (double t : total) {
+		if (t > C)
+			excess += (t - C) / C;
+		if (t > over_at)
+			over++;
+	}
+	if (over_fraction)
+		*over_fraction = (double)over / (double)total.size();
+	return 1.0 - excess / (double)total.size();
+}
+
+double score_of(const std::vector<std::vector<double>> &demand,
+		uint64_t capacity_mbps, double *over_fraction)
+{
+	if (demand.empty())
+		return score_of_total({}, capacity_mbps, over_fraction);
+	std::vector<double> total(demand[0].size(), 0.0);
+	for (const auto &d : demand) {
+		if (d.size() != total.size())
+			fail(ORRERY_EINTERNAL, "score_of: demand vectors differ in length");
+		for (size_t b = 0; b < d.size(); b++)
+			total[b] += d[b];
+	}
+	return score_of_total(total, capacity_mbps, over_fraction);
+}
+
+Circle circle_of(const std::vector<LinkJob> &jobs, const CircleOpts &o)
+{
+	std::vector<int64_t> periods;
+	periods.reserve(jobs.size());
+	for (const LinkJob &j : jobs)
+		periods.push_back(j.pattern.period_us);
+	return unify(periods, o);
+}
+
+double score_shifts(const std::vector<LinkJob> &jobs, const Circle &c,
+		    const std::vector<int64_t> &shift_us,
+		    uint64_t capacity_mbps, double *over_fraction)
+{
+	std::vector<double> total(c.bins, 0.0);
+	for (size_t j = 0; j < jobs.size(); j++) {
+		std::vector<double> d =
+			discretise(jobs[j].pattern, 1.0, c, j, shift_us[j]);
+		for (uint32_t b = 0; b < c.bins; b++)
+			total[b] += d[b];
+	}
+	return score_of_total(total, capacity_mbps, over_fraction);
+}
+
+namespace {
+
+// Whole-bin rotations of sparse fixed-point demand vectors on a total.
+class Rotator {
+public:
+	Rotator(uint32_t bins, uint64_t capacity, double max_total)
+		: A_(bins), tot_(bins, 0)
+	{
+		// Fixed-point unit: 1/1024 Mbit/s, coarser if needed so that
+		// the excess summed over all bins stays inside int64.
+		double f = 1024.0;
+		double lim = std::ldexp(1.0, 61) / ((double)bins + 1.0);
+		if ((max_total + (double)capacity) * f > lim)
+			f = lim / (max_total + (double)capacity);
+		f_ = f;
+		cap_ = (int64_t)std::llround((double)capacity * f);
+	}
+
+	// Register a job's demand at rotation 0; returns its index.
+	size_t add_job(const std::vector<double> &d)
+	{
+		std::vector<std::pair<uint32_t, int64_t>> nz;
+		for (uint32_t b = 0; b < A_; b++) {
+			int64_t v = (int64_t)std::llround(d[b] * f_);
+			if (v != 0)
+				nz.emplace_back(b, v);
+		}
+		nz_.push_back(std::move(nz));
+		return nz_.size() - 1;
+	}
+	size_t nnz(size_t j) const { return nz_[j].size(); }
+
+	void place(size_t j, uint32_t k, int sign)
+	{
+		for (const auto &[b, v] : nz_[j]) {
+			uint32_t bb = b + k >= A_ ? b + k - A_ : b + k;
+			excess_ -= exc(tot_[bb]);
+			tot_[bb] += sign * v;
+			excess_ += exc(tot_[bb]);
+		}
+	}
+	// Excess the job would add at rotation k, without placing it.
+	int64_t cost(size_t j, uint32_t k) const
+	{
+		int64_t d = 0;
+		for (const auto &[b, v] : nz_[j]) {
+			uint32_t bb = b + k >= A_ ? b + k - A_ : b + k;
+			d += exc(tot_[bb] + v) - exc(tot_[bb]);
+		}
+		return d;
+	}
+	int64_t excess() const { return excess_; }
+
+private:
+	int64_t exc(int64_t x) const { return x > cap_ ? x - cap_ : 0; }
+
+	uint32_t A_;
+	double f_ = 1.0;
+	int64_t cap_ = 0;
+	std::vector<int64_t> tot_;
+	int64_t excess_ = 0;
+	std::vector<std::vector<std::pair<uint32_t, int64_t>>> nz_;
+};
+
+struct Search {
+	Rotator &rot;
+	const std::vector<size_t> &free;      // rotator indices, search order
+	const std::vector<uint32_t> &rotations;
+	std::vector<uint32_t> cur, best;
+	int64_t best_excess = INT64_MAX;
+	uint64_t evaluations = 0;
+
+	// Exhaustive, in lexicographic order of the shifts, so the first
+	// configuration reaching the best excess is the one with the
+	// smallest shifts.  Adding a job never lowers the excess, so a
+	// partial configuration already at the best cannot beat it.
+	void exhaustive(size_t level)
+	{
+		if (level == free.size())
+			evaluations++;
+		if (rot.excess() >= best_excess)
+			return;
+		if (level == free.size()) {
+			best_excess = rot.excess();
+			best = cur;
+			return;
+		}
+		size_t j = free[level];
+		for (uint32_t k = 0; k < rotations[level]; k++) {
+			if (best_excess == 0)
+				return;
+			rot.place(j, k, +1);
+			cur[level] = k;
+			exhaustive(level + 1);
+			rot.place(j, k, -1);
+		}
+	}
+
+	// Best rotation of job at `level` given what is placed (ties: the
+	// smallest rotation).
+	uint32_t best_rotation(size_t level)
+	{
+		size_t j = free[level];
+		uint32_t bk = 0;
+		int64_t bc = INT64_MAX;
+		for (uint32_t k = 0; k < rotations[level]; k++) {
+			int64_t c = rot.cost(j, k);
+			evaluations++;
+			if (c < bc) {
+				bc = c;
+				bk = k;
+			}
+		}
+		return bk;
+	}
+
+	// Greedy in the given order, then coordinate descent.
+	void heuristic()
+	{
+		for (size_t level = 0; level < free.size(); level++) {
+			cur[level] = best_rotation(level);
+			rot.place(free[level], cur[level], +1);
+		}
+		for (int pass = 0; pass < 8; pass++) {
+			bool improved = false;
+			for (size_t level = 0; level < free.size(); level++) {
+				size_t j = free[level];
+				int64_t before = rot.excess();
+				rot.place(j, cur[level], -1);
+				uint32_t k = best_rotation(level);
+				rot.place(j, k, +1);
+				if (rot.excess() < before) {
+					cur[level] = k;
+					improved = true;
+				} else {
+					// Keep the old rotation on a tie.
+					rot.place(j, k, -1);
+					rot.place(j, cur[level], +1);
+				}
+			}
+			if (!improved)
+				break;
+		}
+		best = cur;
+		best_excess = rot.excess();
+	}
+};
+
+int64_t mod_gate(int64_t s, int64_t g)
+{
+	int64_t r = s % g;
+	return r < 0 ? r + g : r;
+}
+
+}  // namespace
+
+LinkScore best_rotations(const std::vector<LinkJob> &jobs,
+			 uint64_t capacity_mbps, const CircleOpts &o)
+{
+	LinkScore r;
+	if (jobs.empty())
+		fail(ORRERY_EINVAL, "best_rotations: no jobs on the link");
+	r.circle = circle_of(jobs, o);
+	const Circle &c = r.circle;
+	const size_t n = jobs.size();
+	const double w = c.bin_width_us();
+
+	// Unshifted: free jobs at 0, fixed jobs where they are pinned.
+	std::vector<int64_t> base(n, 0);
+	bool any_fixed = false;
+	for (size_t j = 0; j < n; j++) {
+		if (jobs[j].fixed_shift_us) {
+			if (*jobs[j].fixed_shift_us < 0)
+				fail(ORRERY_ERANGE, "fixed shift " +
+					std::to_string(*jobs[j].fixed_shift_us) +
+					" us of job " + std::to_string(j) +
+					" is negative");
+			base[j] = mod_gate(*jobs[j].fixed_shift_us,
+					   c.gate_period_us[j]);
+			any_fixed = true;
+		}
+	}
+	r.score_unshifted = score_shifts(jobs, c, base, capacity_mbps,
+					 &r.over_fraction_unshifted);
+	r.shift_us = base;
+	r.score = r.score_unshifted;
+	r.over_fraction = r.over_fraction_unshifted;
+	if (capacity_mbps == 0)
+		return r;  // unconstrained: nothing to improve
+
+	// Free jobs that rotation can move (a spread job looks the same at
+	// every shift).  With nothing fixed, the score does not change when
+	// every job rotates together, so the first free job stays at 0.
+	std::vector<size_t> movable;
+	for (size_t j = 0; j < n; j++)
+		if (!jobs[j].fixed_shift_us && !c.spread[j])
+			movable.push_back(j);
+	if (!any_fixed && !movable.empty())
+		movable.erase(movable.begin());
+	if (movable.empty())
+		return r;
+
+	// Demand at rotation 0 for movable jobs; pinned and spread jobs go
+	// on the total once.
+	std::vector<std::vector<double>> dem(n);
+	double max_total = 0.0;
+	for (size_t j = 0; j < n; j++) {
+		dem[j] = discretise(jobs[j].pattern, 1.0, c, j, base[j]);
+		max_total += *std::max_element(dem[j].begin(), dem[j].end());
+	}
+	Rotator rot(c.bins, capacity_mbps, max_total);
+	std::vector<size_t> idx(n);
+	for (size_t j = 0; j < n; j++)
+		idx[j] = rot.add_job(dem[j]);
+	for (size_t j = 0; j < n; j++)
+		if (std::find(movable.begin(), movable.end(), j) == movable.end())
+			rot.place(idx[j], 0, +1);
+
+	// Search space: whole-bin rotations within each gate period.
+	double space = 1.0;
+	for (size_t j : movable)
+		space *= (double)c.rotations(j);
+	r.exact = space * (double)c.bins <= (double)o.exact_budget;
+
+	// The heuristic places heavy jobs first (they constrain the most);
+	// the exact search keeps job order for the tie rule.
+	std::vector<size_t> order = movable;
+	if (!r.exact)
+		std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+			return jobs[a].pattern.mean_demand_mbps() >
+			       jobs[b].pattern.mean_demand_mbps();
+		});
+	std::vector<size_t> ridx;
+	std::vector<uint32_t> rots;
+	for (size_t j : order) {
+		ridx.push_back(idx[j]);
+		rots.push_back(c.rotations(j));
+	}
+	Search s{rot, ridx, rots, std::vector<uint32_t>(order.size(), 0), {},
+		 INT64_MAX, 0};
+	if (r.exact)
+		s.exhaustive(0);
+	else
+		s.heuristic();
+	r.evaluations = s.evaluations;
+
+	std::vector<int64_t> shifts = base;
+	for (size_t l = 0; l < order.size(); l++) {
+		size_t j = order[l];
+		int64_t us = (int64_t)std::llround((double)s.best[l] * w);
+		shifts[j] = mod_gate(us, c.gate_period_us[j]);
+	}
+	double over = 0.0;
+	double sc = score_shifts(jobs, c, shifts, capacity_mbps, &over);
+	// Never worse than leaving the jobs alone; on a tie the smaller
+	// shifts (all zero) win.
+	if (sc > r.score_unshifted + 1e-12) {
+		r.score = sc;
+		r.over_fraction = over;
+		r.shift_us = shifts;
+	}
+	return r;
+}
+
+namespace {
+
+struct NewcomerLink {
+	Circle circle;
+	std::vector<double> total;   // pinned jobs
+	double excess = 0.0;         // sum over bins of max(0, total - C)
+	size_t over = 0;             // bins over capacity
+	double C = 0.0;
+	size_t nc = 0;               // newcomer's index on the circle
+};
+
+}  // namespace
+
+NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
+				  int64_t newcomer_period_us,
+				  const CircleOpts &o)
+{
+	NewcomerShift r;
+	if (newcomer_period_us <= 0)
+		fail(ORRERY_EINVAL, "newcomer period " +
+			std::to_string(newcomer_period_us) + " us is not positive");
+	{
+		__int128 q = o.quantum_us;
+		r.gate_period_us = (int64_t)(((__int128)newcomer_period_us + q - 1) / q * q);
+	}
+	r.links.resize(links.size());
+	if (links.empty())
+		return r;
+
+	// Everything that does not depend on the newcomer's shift, once.
+	std::vector<NewcomerLink> nl(links.size());
+	int64_t gate = 0;
+	uint32_t R = o.bins;
+	bool constrained = false;
+	for (size_t l = 0; l < links.size(); l++) {
+		const LinkProblem &lp = links[l];
+		NewcomerLink &x = nl[l];
+		std::vector<int64_t> periods;
+		for (const LinkJob &j : lp.others) {
+			if (!j.fixed_shift_us)
+				fail(ORRERY_EINTERNAL, "best_newcomer_shift: a running job has no shift");
+			periods.push_back(j.pattern.period_us);
+		}
+		periods.push_back(newcomer_period_us);
+		x.circle = unify(periods, o);
+		x.nc = periods.size() - 1;
+		x.C = (double)lp.capacity_mbps;
+		gate = std::max(gate, x.circle.gate_period_us[x.nc]);
+		x.total.assign(x.circle.bins, 0.0);
+		for (size_t j = 0; j < lp.others.size(); j++) {
+			std::vector<double> d = discretise(lp.others[j].pattern, 1.0,
+				x.circle, j, *lp.others[j].fixed_shift_us);
+			for (uint32_t b = 0; b < x.circle.bins; b++)
+				x.total[b] += d[b];
+		}
+		if (lp.capacity_mbps == 0)
+			continue;
+		constrained = true;
+		R = std::min(R, x.circle.rotations(x.nc));
+		for (double t : x.total) {
+			if (t > x.C)
+				x.excess += t - x.C;
+			if (t > x.C * (1.0 + kOverEpsilon))
+				x.over++;
+		}
+	}
+	r.gate_period_us = gate;
+	if (!constrained)
+		R = 1;
+
+	std::vector<std::pair<uint32_t, double>> sparse;
+	std::vector<double> add(o.bins, 0.0);
+	std::vector<uint32_t> touched;
+	std::vector<LinkOutcome> cand(links.size());
+	double step = (double)gate / (double)R;
+	bool have_best = false;
+	for (uint32_t m = 0; m < R; m++) {
+		int64_t s = (int64_t)std::llround((double)m * step);
+		if (s >= gate)
+			break;
+		double smin = 1.0, ssum = 0.0;
+		for (size_t l = 0; l < links.size(); l++) {
+			NewcomerLink &x = nl[l];
+			LinkOutcome &out = cand[l];
+			if (links[l].capacity_mbps == 0) {
+				out = LinkOutcome{};
+				ssum += 1.0;
+				continue;
+			}
+			// Only the bins the newcomer touches change the excess.
+			discretise_sparse(links[l].newcomer, 1.0, x.circle, x.nc,
+					  (double)(s % x.circle.gate_period_us[x.nc]),
+					  sparse);
+			touched.clear();
+			for (const auto &[b, v] : sparse) {
+				if (add[b] == 0.0)
+					touched.push_back(b);
+				add[b] += v;
+			}
+			double excess = x.excess;
+			long over = (long)x.over;
+			const double over_at = x.C * (1.0 + kOverEpsilon);
+			for (uint32_t b : touched) {
+				double t0 = x.total[b], t1 = t0 + add[b];
+				excess += std::max(0.0, t1 - x.C) -
+					  std::max(0.0, t0 - x.C);
+				over += (t1 > over_at) - (t0 > over_at);
+				add[b] = 0.0;
+			}
+			r.evaluations++;
+			const double A = (double)x.circle.bins;
+			out.score = 1.0 - excess / x.C / A;
+			out.over_fraction = (double)over / A;
+			smin = std::min(smin, out.score);
+			ssum += out.score;
+		}
+		double smean = ssum / (double)links.size();
+		if (m == 0)
+			for (size_t l = 0; l < links.size(); l++)
+				r.links[l].score_unshifted = cand[l].score;
+		// Strictly better only: ties keep the smaller shift.
+		const double eps = 1e-12;
+		if (!have_best || smin > r.score_min + eps ||
+		    (smin > r.score_min - eps && smean > r.score_mean + eps)) {
+			have_best = true;
+			r.shift_us = s;
+			r.score_min = smin;
+			r.score_mean = smean;
+			for (size_t l = 0; l < links.size(); l++) {
+				r.links[l].score = cand[l].score;
+				r.links[l].over_fraction = cand[l].over_fraction;
+			}
+		}
+	}
+	return r;
+}
+
+}  // namespace orrery

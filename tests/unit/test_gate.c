@@ -1,0 +1,188 @@
+/*
+ * Gate policy tests.  The clock is injected: every call passes "now", so
+ * these run instantly and exactly.  Times in µs; period 100 ms.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "orrery.h"
+
+#define MS 1000LL
+#define P (100 * MS)
+
+static orrery_gate_t *mk(int64_t epoch, int64_t shift)
+{
+	orrery_gate_params_t p;
+	orrery_gate_t *g = NULL;
+	orrery_error_t err;
+
+	orrery_gate_params_default(&p);
+	p.period_us = P;
+	p.epoch_us = epoch;
+	p.shift_us = shift;
+	assert_int_equal(orrery_gate_new(&p, &g, &err), ORRERY_OK);
+	return g;
+}
+
+/* An early phase waits for its slot; a phase just past it goes at once. */
+static void test_wait_and_tolerance(void **state)
+{
+	orrery_gate_t *g = mk(1000 * P, 30 * MS);
+	orrery_gate_stats_t st;
+	int64_t e = 1000 * P;
+
+	assert_int_equal(orrery_gate_release_at(g, e + 10 * MS), e + 30 * MS);
+	/* Next period's slot is at 130 ms; ready 5 ms late: within 10 ms. */
+	assert_int_equal(orrery_gate_release_at(g, e + 135 * MS), e + 135 * MS);
+	/* 25 ms past the 230 ms slot: missed, wait for 330 ms. */
+	assert_int_equal(orrery_gate_release_at(g, e + 255 * MS), e + 330 * MS);
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.phases, 3);
+	assert_int_equal(st.on_slot, 1);
+	assert_int_equal(st.late, 1);
+	assert_int_equal(st.missed, 1);
+	assert_int_equal(st.total_wait_us, 20 * MS + 75 * MS);
+	assert_int_equal(st.max_wait_us, 75 * MS);
+	assert_int_equal(st.total_late_us, 5 * MS);
+	assert_false(st.disabled);
+	orrery_gate_free(g);
+}
+
+/* The first phase ever is never a miss, however far from a slot. */
+static void test_first_phase_not_missed(void **state)
+{
+	orrery_gate_t *g = mk(0, 0);
+	orrery_gate_stats_t st;
+
+	assert_int_equal(orrery_gate_release_at(g, 7 * P + 60 * MS), 8 * P);
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.missed, 0);
+	assert_int_equal(st.on_slot, 1);
+	orrery_gate_free(g);
+}
+
+/* A training loop whose iteration (compute + Up) is 98 ms, gated at 100 ms:
+ * every phase starts exactly on its slot, one slot per iteration. */
+static void test_loop_locks_to_grid(void **state)
+{
+	orrery_gate_t *g = mk(0, 40 * MS);
+	orrery_gate_stats_t st;
+	int64_t ready = 3 * MS, rel = 0;
+
+	for (int i = 0; i < 100; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		assert_int_equal((rel - 40 * MS) % P, 0);
+		ready = rel + 98 * MS;
+	}
+	assert_int_equal(rel, 40 * MS + 99 * P);
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.on_slot, 100);
+	assert_int_equal(st.missed + st.late, 0);
+	assert_int_equal(st.total_wait_us, 37 * MS + 99 * 2 * MS);
+	orrery_gate_free(g);
+}
+
+/* Iterations of 103 ms on a 100 ms grid: lateness grows 3 ms per
+ * iteration and is absorbed up to the 10 ms tolerance, then a slot is
+ * missed and the job re-aligns on the grid (not on its own clock). */
+static void test_drift_realigns_on_grid(void **state)
+{
+	orrery_gate_t *g = mk(0, 0);
+	orrery_gate_stats_t st;
+	int64_t ready = 0, rel;
+	int64_t expect[] = { 0, 103, 206, 309, 500, 603, 706, 809, 1000 };
+
+	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
+		rel = orrery_gate_release_at(g, ready);
+		assert_int_equal(rel, expect[i] * MS);
+		ready = rel + 103 * MS;
+	}
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.missed, 2);
+	assert_int_equal(st.late, 6);
+	assert_int_equal(st.total_late_us, 2 * (3 + 6 + 9) * MS);
+	assert_false(st.disabled);  /* 2 misses in 8: the gate stays on */
+	orrery_gate_free(g);
+}
+
+/* Iterations of 150 ms on a 100 ms grid miss every other slot: the profile
+ * is wrong, so after 4 misses in the last 8 phases the gate passes through. */
+static void test_disables_when_period_wrong(void **state)
+{
+	orrery_gate_t *g = mk(0, 0);
+	orrery_gate_stats_t st;
+	int64_t ready = 0, rel = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		ready = rel + 150 * MS;
+	}
+	orrery_gate_stats(g, &st);
+	assert_true(st.disabled);
+	assert_true(st.missed >= 4);
+	/* From now on phases go at once. */
+	assert_int_equal(orrery_gate_release_at(g, ready), ready);
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.passthrough, 1);
+	orrery_gate_free(g);
+}
+
+/* Two phases ready in the same period: the second gets the next slot. */
+static void test_one_phase_per_slot(void **state)
+{
+	orrery_gate_t *g = mk(0, 0);
+
+	assert_int_equal(orrery_gate_release_at(g, 2 * P + 1 * MS), 2 * P + 1 * MS);
+	assert_int_equal(orrery_gate_release_at(g, 2 * P + 5 * MS), 3 * P);
+	orrery_gate_free(g);
+}
+
+/* Times before the epoch use floor division (slots extend backwards). */
+static void test_before_epoch(void **state)
+{
+	orrery_gate_t *g = mk(10 * P, 20 * MS);
+
+	assert_int_equal(orrery_gate_release_at(g, 10 * P - 150 * MS),
+			 10 * P - 80 * MS);
+	orrery_gate_free(g);
+}
+
+static void test_bad_params(void **state)
+{
+	orrery_gate_params_t p;
+	orrery_gate_t *g = NULL;
+	orrery_error_t err;
+
+	orrery_gate_params_default(&p);
+	p.period_us = 0;
+	assert_int_equal(orrery_gate_new(&p, &g, &err), ORRERY_ERANGE);
+	assert_non_null(strstr(err.message, "period"));
+	p.period_us = P;
+	p.shift_us = P;
+	assert_int_equal(orrery_gate_new(&p, &g, &err), ORRERY_ERANGE);
+	assert_non_null(strstr(err.message, "shift"));
+	p.shift_us = 0;
+	p.miss_window = 40;
+	assert_int_equal(orrery_gate_new(&p, &g, &err), ORRERY_ERANGE);
+	assert_null(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wait_and_tolerance),
+		cmocka_unit_test(test_first_phase_not_missed),
+		cmocka_unit_test(test_loop_locks_to_grid),
+		cmocka_unit_test(test_drift_realigns_on_grid),
+		cmocka_unit_test(test_disables_when_period_wrong),
+		cmocka_unit_test(test_one_phase_per_slot),
+		cmocka_unit_test(test_before_epoch),
+		cmocka_unit_test(test_bad_params),
+	};
+	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
+}
