@@ -61,7 +61,9 @@ Pattern pattern_from_profile(const orrery_profile_t *p);
 // orrery-place (shifts == false): candidate 0 of orrery_cluster_place, no
 // gate.  orrery (shifts == true): the same node set, gated with the
 // newcomer shift and gate period of its evaluation.
+// Jobs without inter-node traffic are placed by tree best fit.
 std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
+					   const Fabric &f,
 					   const ProfileTable &profiles,
 					   bool shifts);
 

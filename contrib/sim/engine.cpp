@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <memory>
 #include <cstdio>
 #include <deque>
 #include <queue>
@@ -9,7 +11,8 @@
 
 #include <unistd.h>
 
-#include "gate.hpp"
+#include <orrery.h>
+
 #include "network.hpp"
 
 namespace sim {
@@ -50,8 +53,14 @@ struct Later {
 	}
 };
 
+struct GateDeleter {
+	void operator()(orrery_gate_t *g) const { orrery_gate_free(g); }
+};
+
 struct Running {
 	Placement pl;
+	// liborrery's gate policy (the one the job-side runtime applies).
+	std::unique_ptr<orrery_gate_t, GateDeleter> gate;
 	std::vector<Crossing> cross[2];  // per collective
 	size_t phase = 0;
 	uint64_t iter = 0;
@@ -60,6 +69,25 @@ struct Running {
 };
 
 }  // namespace
+
+// Slots epoch + shift + k * period are where the job's iteration starts on
+// the circle; its first Up phase belongs at offset_0 after that, so the
+// gate's grid is moved by offset_0.
+static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double epoch)
+{
+	orrery_gate_params_t p;
+	orrery_gate_params_default(&p);
+	p.period_us = (int64_t)std::llround(pl.gate_period * 1e6);
+	p.epoch_us = (int64_t)std::llround(epoch * 1e6);
+	int64_t off = (int64_t)std::llround(pat.phases[0].offset * 1e6);
+	int64_t sh = (int64_t)std::llround(pl.shift * 1e6) + off;
+	p.shift_us = p.period_us > 0 ? ((sh % p.period_us) + p.period_us) % p.period_us : 0;
+	orrery_gate_t *g = nullptr;
+	orrery_error_t err{};
+	if (orrery_gate_new(&p, &g, &err) != ORRERY_OK)
+		throw std::runtime_error(std::string("gate: ") + err.message);
+	return g;
+}
 
 Engine::Engine(const Fabric &f, Policy &p, EngineOptions o)
 	: fabric_(f), policy_(p), opt_(std::move(o))
@@ -136,15 +164,17 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		reschedule();
 	};
 
+	// The gate is asked once per iteration, before the first Up phase;
+	// its grid is moved by that phase's offset (see make_gate), so the
+	// phase starts where the circle rotation put it.  Later Up phases of
+	// the iteration follow at their offsets.
 	auto phase_ready = [&](uint32_t j, double now) {
 		Running &r = run[j];
-		if (r.pl.gated) {
-			const Phase &ph = jobs[j].pattern.phases[r.phase];
-			double slot = gate_next_slot(now, opt_.epoch + r.pl.shift +
-							 ph.offset,
-						     r.pl.gate_period);
-			if (slot > now) {
-				push(slot, EV_GATE, j);
+		if (r.gate && r.phase == 0) {
+			int64_t now_us = (int64_t)std::llround(now * 1e6);
+			int64_t rel = orrery_gate_release_at(r.gate.get(), now_us);
+			if (rel > now_us) {
+				push((double)rel / 1e6, EV_GATE, j);
 				return;
 			}
 		}
@@ -206,6 +236,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			push(now + res[j].isolated, EV_JOB_END, j);
 			return;
 		}
+		if (r.pl.gated)
+			r.gate.reset(make_gate(r.pl, pat, opt_.epoch));
 		r.phase = 0;
 		r.iter = 0;
 		push(now + pat.phases[0].offset, EV_DOWN_END, j);
@@ -274,6 +306,13 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			break;
 		case EV_JOB_END:
 			res[e.a].finish = now;
+			if (run[e.a].gate) {
+				orrery_gate_stats_t gs;
+				orrery_gate_stats(run[e.a].gate.get(), &gs);
+				res[e.a].gate_missed = gs.missed;
+				res[e.a].gate_disabled = gs.disabled != 0;
+				res[e.a].gate_wait = (double)gs.total_wait_us / 1e6;
+			}
 			for (uint32_t n : run[e.a].pl.nodes) {
 				free[n] = 1;
 				n_free++;

@@ -45,6 +45,9 @@ struct JobResult {
 	uint32_t links = 0;    // constrained uplinks crossed
 	bool gated = false;
 	double shift = 0, gate_period = 0;
+	uint64_t gate_missed = 0;   // slots the gate counted as missed
+	bool gate_disabled = false; // the gate switched itself off
+	double gate_wait = 0;       // s spent waiting at the gate
 	double jct() const { return finish - arrival; }
 	double run() const { return finish - start; }
 	// Run time over the job's isolated run time (>= 1 up to rounding).

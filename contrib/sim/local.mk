@@ -1,14 +1,25 @@
 # orrery-sim: trace-driven fluid simulator of a cluster's network, comparing
-# placement policies.  The engine (no liborrery dependency) is a
-# convenience library so the validation tests can link it alone.
+# placement policies on liborrery's own code.  The engine is a convenience
+# library so the validation tests can link it without the CLI.
 noinst_LTLIBRARIES += contrib/sim/libsimcore.la
 contrib_sim_libsimcore_la_SOURCES = \
 	contrib/sim/fabric.hpp contrib/sim/fabric.cpp \
 	contrib/sim/network.hpp contrib/sim/network.cpp \
-	contrib/sim/gate.hpp \
 	contrib/sim/job.hpp \
 	contrib/sim/engine.hpp contrib/sim/engine.cpp \
-	contrib/sim/policies.hpp contrib/sim/policies.cpp
+	contrib/sim/policies.hpp contrib/sim/policies.cpp \
+	contrib/sim/bridge.hpp contrib/sim/bridge.cpp \
+	contrib/sim/orrery_policy.cpp \
+	contrib/sim/workload.hpp contrib/sim/workload.cpp \
+	contrib/sim/metrics.hpp contrib/sim/metrics.cpp
+contrib_sim_libsimcore_la_LIBADD = lib/liborrery.la
+
+bin_PROGRAMS += contrib/sim/orrery-sim
+contrib_sim_orrery_sim_SOURCES = contrib/sim/main.cpp
+contrib_sim_orrery_sim_CXXFLAGS = $(AM_CXXFLAGS) -pthread
+contrib_sim_orrery_sim_LDADD = contrib/sim/libsimcore.la -lpthread
+dist_man_MANS += doc/orrery-sim.1
+dist_noinst_SCRIPTS += contrib/sim/run-report
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/sim/test_sim_engine

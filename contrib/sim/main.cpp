@@ -79,9 +79,9 @@ std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
 	if (name == "random")
 		return make_random_policy(f, seed * 7919 + 1);
 	if (name == "orrery-place")
-		return make_orrery_policy(t, pt, false);
+		return make_orrery_policy(t, f, pt, false);
 	if (name == "orrery")
-		return make_orrery_policy(t, pt, true);
+		return make_orrery_policy(t, f, pt, true);
 	throw std::runtime_error("unknown policy '" + name + "' (" +
 				 kAllPolicies + ")");
 }

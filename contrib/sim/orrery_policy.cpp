@@ -1,6 +1,7 @@
 // The orrery placement policies: liborrery's cluster state and candidate
 // ranking, driven exactly as the select plugin drives them.
 #include "bridge.hpp"
+#include "policies.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,9 +13,10 @@ namespace {
 
 class OrreryPolicy : public Policy {
 public:
-	OrreryPolicy(const orrery_topology_t *t, const ProfileTable &pt,
-		     bool shifts)
-		: profiles_(pt), shifts_(shifts)
+	OrreryPolicy(const orrery_topology_t *t, const Fabric &f,
+		     const ProfileTable &pt, bool shifts)
+		: fabric_(f), below_(f.nodes_below()), profiles_(pt),
+		  shifts_(shifts)
 	{
 		orrery_error_t err{};
 		orrery_cluster_opts_t o;
@@ -31,6 +33,15 @@ public:
 	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
 		   Placement &out) override
 	{
+		if (job.pattern.phases.empty()) {
+			// No inter-node traffic (a one-node job): nothing to
+			// score, and liborrery does not take such a profile; place
+			// it like default and keep it out of the cluster state.
+			silent_ = true;
+			return tree_best_fit(fabric_, below_, free, job.nodes,
+					     out.nodes);
+		}
+		silent_ = false;
 		orrery_error_t err{};
 		orrery_placement_t *pl = nullptr;
 		check(orrery_cluster_place(c_, free.data(), job.nodes,
@@ -58,6 +69,8 @@ public:
 
 	void started(const JobSpec &job, const Placement &pl, double now) override
 	{
+		if (silent_)
+			return;
 		int64_t shift = shift_us_;
 		if (!shifts_) {
 			// Ungated: the job's iterations begin where they happen to
@@ -76,10 +89,14 @@ public:
 
 	void ended(const JobSpec &job) override
 	{
-		orrery_cluster_remove_job(c_, job.id);
+		if (!job.pattern.phases.empty())
+			orrery_cluster_remove_job(c_, job.id);
 	}
 
 private:
+	const Fabric &fabric_;
+	std::vector<std::vector<uint32_t>> below_;
+	bool silent_ = false;
 	const ProfileTable &profiles_;
 	bool shifts_;
 	orrery_cluster_t *c_ = nullptr;
@@ -89,10 +106,11 @@ private:
 }  // namespace
 
 std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
+					   const Fabric &f,
 					   const ProfileTable &profiles,
 					   bool shifts)
 {
-	return std::make_unique<OrreryPolicy>(t, profiles, shifts);
+	return std::make_unique<OrreryPolicy>(t, f, profiles, shifts);
 }
 
 }  // namespace sim

@@ -11,7 +11,6 @@ extern "C" {
 #include <vector>
 
 #include "engine.hpp"
-#include "gate.hpp"
 #include "network.hpp"
 #include "policies.hpp"
 
@@ -128,16 +127,6 @@ static void test_remaining_bytes(void **state)
 	assert_near(net.finish_time(a), 1.0, 1e-12);
 	net.add(0.5, {{0, 1}}, 10, 100);
 	assert_near(net.finish_time(a), 1.5, 1e-12);
-}
-
-static void test_gate_slot(void **state)
-{
-	// Slots at 0.3 + k * 1.0.
-	assert_near(gate_next_slot(0.0, 0.3, 1.0), 0.3, 1e-12);
-	assert_near(gate_next_slot(0.3, 0.3, 1.0), 0.3, 1e-12);
-	assert_near(gate_next_slot(0.31, 0.3, 1.0), 1.3, 1e-12);
-	assert_near(gate_next_slot(5.0, 0.3, 1.0), 5.3, 1e-12);
-	assert_near(gate_next_slot(-2.0, 0.3, 1.0), -1.7, 1e-12);
 }
 
 // Two jobs, period 100 ms, 50 ms Down then 50 ms Up at D Mb/s, sharing
@@ -270,7 +259,6 @@ int main(void)
 		cmocka_unit_test(test_maxmin_hand_solved),
 		cmocka_unit_test(test_maxmin_weighted),
 		cmocka_unit_test(test_remaining_bytes),
-		cmocka_unit_test(test_gate_slot),
 		cmocka_unit_test(test_pair_in_step_stretches),
 		cmocka_unit_test(test_pair_shifted_no_stretch),
 		cmocka_unit_test(test_three_jobs),
