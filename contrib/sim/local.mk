@@ -28,3 +28,9 @@ tests_sim_test_sim_engine_SOURCES = tests/sim/test_sim_engine.cpp
 tests_sim_test_sim_engine_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
 tests_sim_test_sim_engine_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
 endif
+
+# Cross-check against SimGrid (libsimgrid-dev, test time only; skipped
+# when absent).  The script compiles the checker against libsimcore.
+TESTS += tests/sim/simgrid-crosscheck.sh
+EXTRA_DIST += tests/sim/simgrid-crosscheck.sh tests/sim/simgrid_crosscheck.cpp
+CLEANFILES += tests/sim/simgrid_crosscheck
