@@ -34,3 +34,10 @@ endif
 TESTS += tests/sim/simgrid-crosscheck.sh
 EXTRA_DIST += tests/sim/simgrid-crosscheck.sh tests/sim/simgrid_crosscheck.cpp
 CLEANFILES += tests/sim/simgrid_crosscheck
+
+# The benchmark report and its plots (contrib/sim/run-report regenerates
+# the numbers).
+EXTRA_DIST += doc/benchmark-report.md doc/benchmark/testbed-jct-cdf.svg \
+	doc/benchmark/testbed-slowdown-cdf.svg \
+	doc/benchmark/testbed-batch4-jct-cdf.svg \
+	doc/benchmark/large-jct-cdf.svg doc/benchmark/large-slowdown-cdf.svg
