@@ -27,7 +27,15 @@ TESTS += tests/sim/test_sim_engine
 tests_sim_test_sim_engine_SOURCES = tests/sim/test_sim_engine.cpp
 tests_sim_test_sim_engine_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
 tests_sim_test_sim_engine_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/sim/test_sim_trace
+TESTS += tests/sim/test_sim_trace
+tests_sim_test_sim_trace_SOURCES = tests/sim/test_sim_trace.cpp
+tests_sim_test_sim_trace_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
+tests_sim_test_sim_trace_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
 endif
+
+TESTS += tests/sim/cli-trace.sh
+EXTRA_DIST += tests/sim/cli-trace.sh
 
 # Cross-check against SimGrid (libsimgrid-dev, test time only; skipped
 # when absent).  The script compiles the checker against libsimcore.
