@@ -1,1 +1,26 @@
-# contrib/bench: filled in by its component
+# contrib/bench: benchmark programs (not installed).  `make bench` runs
+# them; each prints a table with a baseline measured in the same run.
+
+# bench_link: orrery_link_score for 2..8 jobs on one link (C API).
+noinst_PROGRAMS += contrib/bench/bench_link
+contrib_bench_bench_link_SOURCES = contrib/bench/bench_link.c
+contrib_bench_bench_link_LDADD = lib/liborrery.la
+
+# bench_newcomer: best_newcomer_shift across 4 links (internals, so the
+# sources are compiled in; liborrery exports only the C API).
+noinst_PROGRAMS += contrib/bench/bench_newcomer
+contrib_bench_bench_newcomer_SOURCES = contrib/bench/bench_newcomer.cpp \
+	lib/circle/circle.cpp lib/circle/score.cpp \
+	lib/core/error.cpp lib/core/types.cpp
+contrib_bench_bench_newcomer_CPPFLAGS = $(AM_CPPFLAGS)
+
+bench: bench-link
+bench-link: contrib/bench/bench_link$(EXEEXT) contrib/bench/bench_newcomer$(EXEEXT)
+	contrib/bench/bench_link
+	contrib/bench/bench_newcomer
+.PHONY: bench bench-link
+
+# bench_place: one placement decision at 1,024 and ~10,000 nodes.
+noinst_PROGRAMS += contrib/bench/bench_place
+contrib_bench_bench_place_SOURCES = contrib/bench/bench_place.c
+contrib_bench_bench_place_LDADD = lib/liborrery.la

@@ -107,14 +107,16 @@ int cmd_score(int argc, char **argv)
 	printf("over cap     %.1f %% of the circle unshifted -> %.1f %% best\n\n",
 	       100.0 * orrery_link_result_over_fraction_unshifted(res),
 	       100.0 * orrery_link_result_over_fraction(res));
-	printf("  %-4s  %-11s  %-11s  %-11s  %-10s  %s\n", "job", "period",
+	printf("  %-4s  %-11s  %-11s  %-11s  %-7s  %s\n", "job", "period",
 	       "gate period", "shift", "duty", "profile");
 	for (size_t i = 0; i < n; i++) {
-		printf("  %-4zu  %-11s  %-11s  %-11s  %-10.1f  %s\n", i + 1,
+		char duty[16];
+		snprintf(duty, sizeof duty, "%.1f %%", 100.0 * orrery_profile_duty_cycle(prof[i]));
+		printf("  %-4zu  %-11s  %-11s  %-11s  %-7s  %s\n", i + 1,
 		       fmt_time(a, sizeof a, orrery_profile_period_us(prof[i])),
 		       fmt_time(b, sizeof b, orrery_link_result_gate_period_us(res, i)),
 		       fmt_time(d, sizeof d, orrery_link_result_shift_us(res, i)),
-		       100.0 * orrery_profile_duty_cycle(prof[i]), argv[optind + (int)i]);
+		       duty, argv[optind + (int)i]);
 	}
 	if (svg) {
 		const char *labels[SCORE_MAX_JOBS];

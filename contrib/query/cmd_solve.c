@@ -96,16 +96,16 @@ int cmd_solve(int argc, char **argv)
 			int w = (int)strlen(orrery_topology_switch_name(t, l.switch_index));
 			wn = w > wn ? w : wn;
 		}
-		printf("  %-*s  %-10s  %-4s  %-7s  %-8s  %s\n", wn, "uplink", "capacity",
-		       "jobs", "optimal", "achieved", "");
+		printf("  %-*s  %-10s  %-4s  %-7s  %s\n", wn, "uplink", "capacity",
+		       "jobs", "optimal", "achieved");
 		for (size_t i = 0; i < nl; i++) {
 			orrery_solve_link_t l;
 			orrery_solve_link(s, i, &l);
-			printf("  %-*s  %-10s  %-4u  %-7.3f  %-8.3f  %s\n", wn,
+			printf("  %-*s  %-10s  %-4u  %-7.3f  %.3f%s\n", wn,
 			       orrery_topology_switch_name(t, l.switch_index),
 			       fmt_bw(a, sizeof a, orrery_topology_uplink_mbps(t, l.switch_index)),
 			       l.jobs, l.score_optimal, l.score_achieved,
-			       l.loop_closing ? "loop-closing" : "");
+			       l.loop_closing ? "     loop-closing" : "");
 		}
 		printf("\n");
 	}

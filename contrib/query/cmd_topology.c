@@ -35,26 +35,56 @@ static size_t *count_below(const orrery_topology_t *t)
 	return below;
 }
 
-static char *members(const orrery_topology_t *t, size_t sw, int *is_nodes)
+/* "nodes node[001-008]" or "switches leaf[01-04]" for every switch, in
+ * one pass over nodes and switches (a --list of 10,000 switches must not
+ * scan 100,000 nodes per switch). */
+static char **all_members(const orrery_topology_t *t)
 {
 	size_t nn = orrery_topology_node_count(t), ns = orrery_topology_switch_count(t);
 	const char **names = malloc((nn + ns + 1) * sizeof *names);
-	size_t k = 0;
-	char *s;
+	size_t *start = calloc(ns + 1, sizeof *start), *fill = calloc(ns + 1, sizeof *fill);
+	char **out = calloc(ns + 1, sizeof *out);
+	int *has_nodes = calloc(ns + 1, sizeof *has_nodes);
 
-	if (!names)
-		return NULL;
+	if (!names || !start || !fill || !out || !has_nodes)
+		goto done;
+	/* Bucket members by switch: count, prefix sums, then place in order. */
+	for (size_t n = 0; n < nn; n++) {
+		start[orrery_topology_node_leaf(t, n)]++;
+		has_nodes[orrery_topology_node_leaf(t, n)] = 1;
+	}
+	for (size_t c = 0; c < ns; c++) {
+		long p = orrery_topology_switch_parent(t, c);
+		if (p >= 0 && !has_nodes[p])
+			start[p]++;
+	}
+	for (size_t s = 0, sum = 0; s < ns; s++) {
+		size_t k = start[s];
+		start[s] = fill[s] = sum;
+		sum += k;
+	}
 	for (size_t n = 0; n < nn; n++)
-		if ((size_t)orrery_topology_node_leaf(t, n) == sw)
-			names[k++] = orrery_topology_node_name(t, n);
-	*is_nodes = k > 0;
-	if (!k)
-		for (size_t c = 0; c < ns; c++)
-			if (orrery_topology_switch_parent(t, c) == (long)sw)
-				names[k++] = orrery_topology_switch_name(t, c);
-	s = hostlist_slurm_compress(names, k);
+		names[fill[orrery_topology_node_leaf(t, n)]++] = orrery_topology_node_name(t, n);
+	for (size_t c = 0; c < ns; c++) {
+		long p = orrery_topology_switch_parent(t, c);
+		if (p >= 0 && !has_nodes[p])
+			names[fill[p]++] = orrery_topology_switch_name(t, c);
+	}
+	for (size_t s = 0; s < ns; s++) {
+		char *hl = hostlist_slurm_compress(names + start[s], fill[s] - start[s]);
+		size_t len = (hl ? strlen(hl) : 1) + 16;
+		out[s] = malloc(len);
+		if (out[s])
+			snprintf(out[s], len, "%s %s", has_nodes[s] ? "nodes" : "switches",
+				 hl ? hl : "?");
+		free(hl);
+	}
+done:
 	free(names);
-	return s;
+	free(start);
+	free(fill);
+	free(has_nodes);
+	return out;
 }
 
 static void ratio(char *buf, size_t n, size_t below, uint64_t node_link,
@@ -148,15 +178,13 @@ static void summary(const orrery_topology_t *t, const char *source, int list)
 
 	if (list) {
 		int wn = 6, wm = 7;
-		char **mem = calloc(ns, sizeof *mem);
-		int *isn = calloc(ns, sizeof *isn);
-		if (!mem || !isn)
+		char **mem = all_members(t);
+		if (!mem)
 			goto out;
 		for (size_t s = 0; s < ns; s++) {
 			int l = (int)strlen(orrery_topology_switch_name(t, s));
 			wn = l > wn ? l : wn;
-			mem[s] = members(t, s, &isn[s]);
-			l = mem[s] ? (int)strlen(mem[s]) + 9 : 0;
+			l = mem[s] ? (int)strlen(mem[s]) : 1;
 			wm = l > wm ? l : wm;
 		}
 		printf("\n%-*s  %-5s  %-*s  %-*s  %-10s  %s\n", wn, "switch", "level",
@@ -166,24 +194,21 @@ static void summary(const orrery_topology_t *t, const char *source, int list)
 				if (orrery_topology_switch_level(t, s) != l)
 					continue;
 				long p = orrery_topology_switch_parent(t, s);
-				char m[4096];
 				uint64_t up = orrery_topology_uplink_mbps(t, s);
-				snprintf(m, sizeof m, "%s %s", isn[s] ? "nodes" : "switches",
-					 mem[s] ? mem[s] : "?");
 				ratio(c, sizeof c, below[s], link, up);
 				printf("%-*s  %-5d  %-*s  %-*s  %-10s  %s\n", wn,
 				       orrery_topology_switch_name(t, s), l, wn,
 				       p < 0 ? "-" : orrery_topology_switch_name(t, (size_t)p),
-				       wm, m, p < 0 ? "-" : fmt_bw(a, sizeof a, up),
+				       wm, mem[s] ? mem[s] : "?",
+				       p < 0 ? "-" : fmt_bw(a, sizeof a, up),
 				       p < 0 ? "-" : c);
 			}
 		}
-out:
-		for (size_t s = 0; mem && s < ns; s++)
+		for (size_t s = 0; s < ns; s++)
 			free(mem[s]);
 		free(mem);
-		free(isn);
 	}
+out:
 	free(below);
 }
 

@@ -8,6 +8,21 @@
 
 #include "hostlist_slurm.h"
 
+/* libslurm reads an unbalanced "n[1-4" as the names "n[1", ..., "n4" and
+ * "n]" instead of refusing it: insist on balanced, unnested brackets. */
+static int brackets_ok(const char *expr)
+{
+	int depth = 0;
+
+	for (const char *c = expr; *c; c++) {
+		if (*c == '[' && ++depth > 1)
+			return 0;
+		if (*c == ']' && --depth < 0)
+			return 0;
+	}
+	return depth == 0;
+}
+
 #ifdef HAVE_SLURM_SLURM_H
 #include <slurm/slurm.h>
 
@@ -24,7 +39,7 @@ int hostlist_slurm_expand(const char *expr, void *ctx,
 	char *host;
 
 	(void)ctx;
-	if (!expr || !*expr || !emit)
+	if (!expr || !*expr || !emit || !brackets_ok(expr))
 		return -1;
 	hl = slurm_hostlist_create(expr);
 	if (!hl)

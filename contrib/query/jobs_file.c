@@ -136,7 +136,7 @@ static int load_line(orrery_cluster_t *c, char *line, uint32_t gpus_per_node,
 		}
 	}
 	if (orrery_cluster_add_job(c, (uint32_t)id, nodes, n, r ? r : p, shift, &err)) {
-		snprintf(msg, msg_n, "job %llu: %s", id, err.message);
+		snprintf(msg, msg_n, "%s", err.message);
 		goto out;
 	}
 	rc = 0;

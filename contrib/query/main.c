@@ -12,13 +12,6 @@
 
 const char *qcmd = NULL;
 
-/* Subcommands whose library parts (score, place) may be missing from this
- * build stage are weak: a missing one says so instead of failing to link.
- * TODO(topo): drop once the score and place branches are merged. */
-#pragma weak cmd_score
-#pragma weak cmd_place
-#pragma weak cmd_solve
-
 void qerr(const char *fmt, ...)
 {
 	va_list ap;
@@ -71,10 +64,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			qcmd = commands[i].name;
-			if (!commands[i].fn) {
-				qerr("not built into this orrery-query");
-				return EXIT_USAGE;
-			}
 			return commands[i].fn(argc - 1, argv + 1);
 		}
 	}

@@ -41,6 +41,13 @@ int topo_opt(struct topo_opts *o, const char *name, const char *arg)
 			     sizeof o->uplinks / sizeof o->uplinks[0]);
 			return -1;
 		}
+		const char *eq = strchr(arg, '=');
+		uint64_t cap;
+		if (!eq || eq == arg || parse_bandwidth(eq + 1, &cap)) {
+			qerr("--uplink '%s': expected LEVEL=CAP or SWITCH=CAP, "
+			     "e.g. 0=400Gbps or leaf01=200Gbps", arg);
+			return -1;
+		}
 		o->uplinks[o->n_uplinks++] = arg;
 	} else {
 		return 0;

@@ -18,3 +18,14 @@ tests_unit_test_circle_SOURCES = tests/unit/test_circle.cpp \
 tests_unit_test_circle_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_circle_LDADD = $(CMOCKA_LIBS)
 endif
+
+# Through the C API, the way the tools call it.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_score
+TESTS += tests/unit/test_score
+tests_unit_test_score_SOURCES = tests/unit/test_score.c
+tests_unit_test_score_LDADD = lib/liborrery.la $(CMOCKA_LIBS)
+tests_unit_test_score_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
+dist_man_MANS += doc/orrery-score.7

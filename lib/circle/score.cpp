@@ -66,11 +66,12 @@ double score_shifts(const std::vector<LinkJob> &jobs, const Circle &c,
 		    uint64_t capacity_mbps, double *over_fraction)
 {
 	std::vector<double> total(c.bins, 0.0);
+	std::vector<std::pair<uint32_t, double>> sp;
 	for (size_t j = 0; j < jobs.size(); j++) {
-		std::vector<double> d =
-			discretise(jobs[j].pattern, 1.0, c, j, shift_us[j]);
-		for (uint32_t b = 0; b < c.bins; b++)
-			total[b] += d[b];
+		discretise_sparse(jobs[j].pattern, 1.0, c, j,
+				  (double)shift_us[j], sp);
+		for (const auto &[b, v] : sp)
+			total[b] += v;
 	}
 	return score_of_total(total, capacity_mbps, over_fraction);
 }
@@ -348,6 +349,9 @@ struct NewcomerLink {
 	size_t over = 0;             // bins over capacity
 	double C = 0.0;
 	size_t nc = 0;               // newcomer's index on the circle
+	// Newcomer at shift 0, one entry per touched bin: candidates that
+	// are whole bins on this circle rotate it instead of discretising.
+	std::vector<std::pair<uint32_t, double>> nc0;
 };
 
 }  // namespace
@@ -388,15 +392,24 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 		x.C = (double)lp.capacity_mbps;
 		gate = std::max(gate, x.circle.gate_period_us[x.nc]);
 		x.total.assign(x.circle.bins, 0.0);
+		std::vector<std::pair<uint32_t, double>> sp;
 		for (size_t j = 0; j < lp.others.size(); j++) {
-			std::vector<double> d = discretise(lp.others[j].pattern, 1.0,
-				x.circle, j, *lp.others[j].fixed_shift_us);
-			for (uint32_t b = 0; b < x.circle.bins; b++)
-				x.total[b] += d[b];
+			int64_t g = x.circle.gate_period_us[j];
+			discretise_sparse(lp.others[j].pattern, 1.0, x.circle, j,
+				(double)(*lp.others[j].fixed_shift_us % g), sp);
+			for (const auto &[b, v] : sp)
+				x.total[b] += v;
 		}
 		if (lp.capacity_mbps == 0)
 			continue;
 		constrained = true;
+		discretise_sparse(lp.newcomer, 1.0, x.circle, x.nc, 0.0, sp);
+		std::vector<double> d(x.circle.bins, 0.0);
+		for (const auto &[b, v] : sp)
+			d[b] += v;
+		for (uint32_t b = 0; b < x.circle.bins; b++)
+			if (d[b] != 0.0)
+				x.nc0.emplace_back(b, d[b]);
 		R = std::min(R, x.circle.rotations(x.nc));
 		for (double t : x.total) {
 			if (t > x.C)
@@ -416,7 +429,10 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 	double step = (double)gate / (double)R;
 	bool have_best = false;
 	for (uint32_t m = 0; m < R; m++) {
-		int64_t s = (int64_t)std::llround((double)m * step);
+		// Scores are those of the exact multiple of the step; the
+		// shift reported is that rounded to whole microseconds.
+		const double se = (double)m * step;
+		int64_t s = (int64_t)std::llround(se);
 		if (s >= gate)
 			break;
 		double smin = 1.0, ssum = 0.0;
@@ -428,30 +444,43 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				ssum += 1.0;
 				continue;
 			}
-			// Only the bins the newcomer touches change the excess.
-			discretise_sparse(links[l].newcomer, 1.0, x.circle, x.nc,
-					  (double)(s % x.circle.gate_period_us[x.nc]),
-					  sparse);
-			touched.clear();
-			for (const auto &[b, v] : sparse) {
-				if (add[b] == 0.0)
-					touched.push_back(b);
-				add[b] += v;
-			}
+			const uint32_t A = x.circle.bins;
+			const double C = x.C, over_at = C * (1.0 + kOverEpsilon);
+			double sl = std::fmod(se, (double)x.circle.gate_period_us[x.nc]);
+			double q_real = sl * (double)A / (double)x.circle.perimeter_us;
+			double q = std::nearbyint(q_real);
 			double excess = x.excess;
 			long over = (long)x.over;
-			const double over_at = x.C * (1.0 + kOverEpsilon);
-			for (uint32_t b : touched) {
-				double t0 = x.total[b], t1 = t0 + add[b];
-				excess += std::max(0.0, t1 - x.C) -
-					  std::max(0.0, t0 - x.C);
-				over += (t1 > over_at) - (t0 > over_at);
-				add[b] = 0.0;
+			// Only the bins the newcomer touches change the excess.
+			if (std::fabs(q_real - q) < 1e-6) {
+				uint32_t k = (uint32_t)q % A;
+				for (const auto &[b, v] : x.nc0) {
+					uint32_t bb = b + k >= A ? b + k - A : b + k;
+					double t0 = x.total[bb], t1 = t0 + v;
+					excess += std::max(0.0, t1 - C) -
+						  std::max(0.0, t0 - C);
+					over += (t1 > over_at) - (t0 > over_at);
+				}
+			} else {
+				discretise_sparse(links[l].newcomer, 1.0, x.circle,
+						  x.nc, sl, sparse);
+				touched.clear();
+				for (const auto &[b, v] : sparse) {
+					if (add[b] == 0.0)
+						touched.push_back(b);
+					add[b] += v;
+				}
+				for (uint32_t b : touched) {
+					double t0 = x.total[b], t1 = t0 + add[b];
+					excess += std::max(0.0, t1 - C) -
+						  std::max(0.0, t0 - C);
+					over += (t1 > over_at) - (t0 > over_at);
+					add[b] = 0.0;
+				}
 			}
 			r.evaluations++;
-			const double A = (double)x.circle.bins;
-			out.score = 1.0 - excess / x.C / A;
-			out.over_fraction = (double)over / A;
+			out.score = 1.0 - excess / C / (double)A;
+			out.over_fraction = (double)over / (double)A;
 			smin = std::min(smin, out.score);
 			ssum += out.score;
 		}

@@ -15,3 +15,11 @@ tests_unit_test_place_candidates_SOURCES = tests/unit/test_place_candidates.cpp 
 tests_unit_test_place_candidates_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_place_candidates_LDADD = $(CMOCKA_LIBS)
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_place
+TESTS += tests/unit/test_place
+tests_unit_test_place_SOURCES = tests/unit/test_place.c
+tests_unit_test_place_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_place_LDADD = lib/liborrery.la $(CMOCKA_LIBS) -lm
+endif

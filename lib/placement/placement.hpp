@@ -35,12 +35,19 @@ class LinkDemandCache {
 public:
 	explicit LinkDemandCache(const Cluster &c);
 	const std::vector<LinkJob> &pinned(size_t sw);
+	// Upper bound of the pinned jobs' summed demand on sw at any instant
+	// (the sum of each job's own peak), Mbit/s.
+	double pinned_peak(size_t sw);
 
 private:
 	const Cluster &c_;
 	std::vector<uint8_t> built_;
 	std::vector<std::vector<LinkJob>> pinned_;
+	std::vector<double> peak_;
 };
+
+// Highest instantaneous demand of a pattern (overlapping phases add).
+double peak_demand(const Pattern &p);
 
 // nodes: topology node indices (any order, no repeats).  Throws
 // ORRERY_EINVAL / ORRERY_ERANGE on a bad node set.

@@ -22,10 +22,26 @@ constexpr double kJobInner = 60.0, kJobOuter = 240.0;
 constexpr double kLoadInner = 252.0, kLoadCapacity = 276.0, kLoadMax = 300.0;
 constexpr size_t kLabelMax = 80;
 
-// Tableau 10: distinct hues that stay readable faded.
+// Tableau 10: distinct hues; the faded ("before") tints are the same
+// hues mixed 65% with white, written out rather than left to
+// fill-opacity, which some renderers ignore.
 const char *const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
 				"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
 				"#17becf", "#393b79"};
+constexpr size_t kNColours = sizeof(kColours) / sizeof(*kColours);
+
+std::string faded(const char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	std::string o = "#";
+	for (int i = 0; i < 3; i++) {
+		int v = std::stoi(std::string(hex + 1 + 2 * i, 2), nullptr, 16);
+		v = (int)std::lround(v * 0.35 + 255 * 0.65);
+		o += digits[v >> 4];
+		o += digits[v & 15];
+	}
+	return o;
+}
 
 std::string num(double v, int decimals = 2)
 {
@@ -159,7 +175,7 @@ void write_link_svg(const LinkScore &s, const std::vector<LinkJob> &jobs,
 	const size_t n = jobs.size();
 	const uint32_t A = c.bins;
 	const double legend_line = 18.0;
-	const double height = 2.0 * kCy + 70.0 + legend_line * (double)n;
+	const double height = 2.0 * kCy + 88.0 + legend_line * (double)n;
 
 	std::string t;
 	t += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -176,7 +192,7 @@ void write_link_svg(const LinkScore &s, const std::vector<LinkJob> &jobs,
 	std::vector<double> total(A, 0.0);
 	const double ring = (kJobOuter - kJobInner) / (double)std::max<size_t>(n, 1);
 	for (size_t j = 0; j < n; j++) {
-		const char *colour = kColours[j % (sizeof(kColours) / sizeof(*kColours))];
+		const char *colour = kColours[j % kNColours];
 		int64_t before = jobs[j].fixed_shift_us ? s.shift_us[j] : 0;
 		std::vector<double> d0 = discretise(jobs[j].pattern, 1.0, c, j, before);
 		std::vector<double> d1 = discretise(jobs[j].pattern, 1.0, c, j, s.shift_us[j]);
@@ -188,10 +204,11 @@ void write_link_svg(const LinkScore &s, const std::vector<LinkJob> &jobs,
 		     "\" fill=\"none\" stroke=\"#e0e0e0\" stroke-width=\"0.5\"/>\n";
 		std::string p0 = up_arcs(d0, ri, mid), p1 = up_arcs(d1, mid, ro);
 		if (!p0.empty())
-			t += "<path d=\"" + p0 + "\" fill=\"" + colour +
-			     "\" fill-opacity=\"0.3\"/>\n";
+			t += "<path d=\"" + p0 + "\" fill=\"" + faded(colour) +
+			     "\" stroke=\"none\"/>\n";
 		if (!p1.empty())
-			t += "<path d=\"" + p1 + "\" fill=\"" + colour + "\"/>\n";
+			t += "<path d=\"" + p1 + "\" fill=\"" + colour +
+			     "\" stroke=\"none\"/>\n";
 	}
 
 	// Outer ring: total demand after rotation, capacity at the dashed
@@ -215,9 +232,9 @@ void write_link_svg(const LinkScore &s, const std::vector<LinkJob> &jobs,
 		p += sector(kLoadInner, kLoadInner + std::min(h, kLoadMax - kLoadInner), t0, t1);
 	}
 	if (!ok_path.empty())
-		t += "<path d=\"" + ok_path + "\" fill=\"#9e9e9e\"/>\n";
+		t += "<path d=\"" + ok_path + "\" fill=\"#9e9e9e\" stroke=\"none\"/>\n";
 	if (!over_path.empty())
-		t += "<path d=\"" + over_path + "\" fill=\"#d62728\"/>\n";
+		t += "<path d=\"" + over_path + "\" fill=\"#d62728\" stroke=\"none\"/>\n";
 	t += "<circle cx=\"320\" cy=\"320\" r=\"" + num(kLoadCapacity) +
 	     "\" fill=\"none\" stroke=\"#000000\" stroke-width=\"0.8\" "
 	     "stroke-dasharray=\"4,3\"/>\n";
@@ -231,23 +248,24 @@ void write_link_svg(const LinkScore &s, const std::vector<LinkJob> &jobs,
 	t += "<text x=\"10\" y=\"" + num(y) + "\" font-weight=\"bold\">" + ttl + "</text>\n";
 	y += legend_line;
 	std::string info = "perimeter " + ms(c.perimeter_us) + " ms, " +
-		std::to_string(A) + " bins; score " + num(s.score, 4) +
-		" (unshifted " + num(s.score_unshifted, 4) + "); over capacity " +
-		num(100.0 * s.over_fraction, 1) + "% of the circle; " +
+		std::to_string(A) + " bins, " +
 		(s.exact ? "exact search" : "heuristic search") +
-		(c.smeared ? "; periods smeared (no common circle under the cap)" : "");
-	if (capacity_mbps)
-		info += "; capacity " + std::to_string(capacity_mbps) + " Mb/s";
-	else
-		info += "; capacity unknown";
+		(c.smeared ? ", periods smeared (no common circle under the cap)" : "");
 	t += "<text x=\"10\" y=\"" + num(y) + "\">" + info + "</text>\n";
 	y += legend_line;
-	t += "<text x=\"10\" y=\"" + num(y) + "\" fill=\"#555555\">rings from the "
-	     "centre: one per job, inner half before rotation, outer half after; "
-	     "outer ring: total demand (dashed = capacity)</text>\n";
+	info = "score " + num(s.score, 4) + " (unshifted " +
+		num(s.score_unshifted, 4) + "), over capacity on " +
+		num(100.0 * s.over_fraction, 1) + "% of the circle, " +
+		(capacity_mbps ? "capacity " + std::to_string(capacity_mbps) + " Mb/s"
+			       : std::string("capacity unknown"));
+	t += "<text x=\"10\" y=\"" + num(y) + "\">" + info + "</text>\n";
+	y += legend_line;
+	t += "<text x=\"10\" y=\"" + num(y) + "\" fill=\"#555555\">rings: one per "
+	     "job, inner half before rotation (pale), outer half after; outer "
+	     "ring: total demand, dashed circle = capacity</text>\n";
 	for (size_t j = 0; j < n; j++) {
 		y += legend_line;
-		const char *colour = kColours[j % (sizeof(kColours) / sizeof(*kColours))];
+		const char *colour = kColours[j % kNColours];
 		std::string label = labels && labels[j]
 			? xml_escape(labels[j], kLabelMax)
 			: "job " + std::to_string(j);
