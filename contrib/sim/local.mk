@@ -1,1 +1,51 @@
-# contrib/sim: filled in by its component
+# orrery-sim: trace-driven fluid simulator of a cluster's network, comparing
+# placement policies on liborrery's own code.  The engine is a convenience
+# library so the validation tests can link it without the CLI.
+noinst_LTLIBRARIES += contrib/sim/libsimcore.la
+contrib_sim_libsimcore_la_SOURCES = \
+	contrib/sim/fabric.hpp contrib/sim/fabric.cpp \
+	contrib/sim/network.hpp contrib/sim/network.cpp \
+	contrib/sim/job.hpp \
+	contrib/sim/engine.hpp contrib/sim/engine.cpp \
+	contrib/sim/policies.hpp contrib/sim/policies.cpp \
+	contrib/sim/bridge.hpp contrib/sim/bridge.cpp \
+	contrib/sim/orrery_policy.cpp \
+	contrib/sim/workload.hpp contrib/sim/workload.cpp \
+	contrib/sim/metrics.hpp contrib/sim/metrics.cpp
+contrib_sim_libsimcore_la_LIBADD = lib/liborrery.la
+
+bin_PROGRAMS += contrib/sim/orrery-sim
+contrib_sim_orrery_sim_SOURCES = contrib/sim/main.cpp
+contrib_sim_orrery_sim_CXXFLAGS = $(AM_CXXFLAGS) -pthread
+contrib_sim_orrery_sim_LDADD = contrib/sim/libsimcore.la -lpthread
+dist_man_MANS += doc/orrery-sim.1
+dist_noinst_SCRIPTS += contrib/sim/run-report
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/sim/test_sim_engine
+TESTS += tests/sim/test_sim_engine
+tests_sim_test_sim_engine_SOURCES = tests/sim/test_sim_engine.cpp
+tests_sim_test_sim_engine_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
+tests_sim_test_sim_engine_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/sim/test_sim_trace
+TESTS += tests/sim/test_sim_trace
+tests_sim_test_sim_trace_SOURCES = tests/sim/test_sim_trace.cpp
+tests_sim_test_sim_trace_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
+tests_sim_test_sim_trace_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
+endif
+
+TESTS += tests/sim/cli-trace.sh
+EXTRA_DIST += tests/sim/cli-trace.sh
+
+# Cross-check against SimGrid (libsimgrid-dev, test time only; skipped
+# when absent).  The script compiles the checker against libsimcore.
+TESTS += tests/sim/simgrid-crosscheck.sh
+EXTRA_DIST += tests/sim/simgrid-crosscheck.sh tests/sim/simgrid_crosscheck.cpp
+CLEANFILES += tests/sim/simgrid_crosscheck
+
+# The benchmark report and its plots (contrib/sim/run-report regenerates
+# the numbers).
+EXTRA_DIST += doc/benchmark-report.md doc/benchmark/testbed-jct-cdf.svg \
+	doc/benchmark/testbed-slowdown-cdf.svg \
+	doc/benchmark/testbed-batch4-jct-cdf.svg \
+	doc/benchmark/large-jct-cdf.svg doc/benchmark/large-slowdown-cdf.svg

@@ -1,0 +1,70 @@
+// Everything the simulator takes from liborrery, through orrery.h: the
+// fabric (generated or read from topology.conf), comm profiles resolved
+// for a job's shape, and the orrery placement policies, which call
+// orrery_cluster_place / orrery_cluster_add_job exactly as the select
+// plugin does.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <orrery.h>
+
+#include "engine.hpp"
+#include "fabric.hpp"
+#include "job.hpp"
+
+namespace sim {
+
+// Throws std::runtime_error with liborrery's message.
+void check(int rc, const orrery_error_t &err, const std::string &what);
+
+struct TopologyDeleter {
+	void operator()(orrery_topology_t *t) const { orrery_topology_free(t); }
+};
+using TopologyPtr = std::unique_ptr<orrery_topology_t, TopologyDeleter>;
+
+TopologyPtr generate_topology(const orrery_fabric_t &f);
+Fabric fabric_from_topology(const orrery_topology_t *t);
+
+// Comm profiles by spec, resolved per (spec, nodes) for one fabric.  The
+// table owns the orrery_profile_t handles; JobSpec::profile_index points
+// here.
+class ProfileTable {
+public:
+	ProfileTable(uint32_t gpus_per_node, uint64_t link_mbps)
+		: gpn_(gpus_per_node), link_(link_mbps)
+	{
+	}
+	~ProfileTable();
+	ProfileTable(const ProfileTable &) = delete;
+	ProfileTable &operator=(const ProfileTable &) = delete;
+
+	// Index of the resolved profile; throws with the parser's message.
+	uint32_t resolve(const std::string &spec, uint32_t nodes);
+	const orrery_profile_t *get(uint32_t i) const { return resolved_[i]; }
+	const Pattern &pattern(uint32_t i) const { return patterns_[i]; }
+
+private:
+	uint32_t gpn_;
+	uint64_t link_;
+	std::map<std::pair<std::string, uint32_t>, uint32_t> index_;
+	std::vector<orrery_profile_t *> resolved_;
+	std::vector<Pattern> patterns_;
+};
+
+Pattern pattern_from_profile(const orrery_profile_t *p);
+
+// orrery-place (shifts == false): candidate 0 of orrery_cluster_place, no
+// gate.  orrery (shifts == true): the same node set, gated with the
+// newcomer shift and gate period of its evaluation.
+// Jobs without inter-node traffic are placed by tree best fit.
+std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
+					   const Fabric &f,
+					   const ProfileTable &profiles,
+					   bool shifts);
+
+}  // namespace sim

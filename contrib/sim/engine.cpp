@@ -1,0 +1,365 @@
+#include "engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <cstdio>
+#include <deque>
+#include <queue>
+#include <stdexcept>
+
+#include <unistd.h>
+
+#include <orrery.h>
+
+#include "network.hpp"
+
+namespace sim {
+
+double Pattern::iteration_time() const
+{
+	double t = 0;
+	for (const Phase &p : phases)
+		t = std::max(t, p.offset) + p.duration;
+	return std::max(t, period);
+}
+
+namespace {
+
+enum EvType : uint8_t {
+	EV_ARRIVE,    // a = job
+	EV_DOWN_END,  // a = job: compute gap over, next Up phase ready
+	EV_GATE,      // a = job: the phase's slot has come
+	EV_UP_END,    // a = job, b = flow id, v = flow version
+	EV_UP_FIXED,  // a = job: Up phase on no constrained link ended
+	EV_JOB_END,   // a = job
+};
+
+struct Event {
+	double t;
+	uint64_t seq;
+	uint64_t v;
+	uint32_t a, b;
+	EvType type;
+};
+
+struct Later {
+	bool operator()(const Event &x, const Event &y) const
+	{
+		if (x.t != y.t)
+			return x.t > y.t;
+		return x.seq > y.seq;
+	}
+};
+
+struct GateDeleter {
+	void operator()(orrery_gate_t *g) const { orrery_gate_free(g); }
+};
+
+struct Running {
+	Placement pl;
+	// liborrery's gate policy (the one the job-side runtime applies).
+	std::unique_ptr<orrery_gate_t, GateDeleter> gate;
+	std::vector<Crossing> cross[2];  // per collective
+	size_t phase = 0;
+	uint64_t iter = 0;
+	uint32_t flow = 0;
+	bool in_net = false;
+};
+
+}  // namespace
+
+// Slots epoch + shift + k * period are where the job's iteration starts on
+// the circle; its first Up phase belongs at offset_0 after that, so the
+// gate's grid is moved by offset_0.
+static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double epoch)
+{
+	orrery_gate_params_t p;
+	orrery_gate_params_default(&p);
+	p.period_us = (int64_t)std::llround(pl.gate_period * 1e6);
+	p.epoch_us = (int64_t)std::llround(epoch * 1e6);
+	int64_t off = (int64_t)std::llround(pat.phases[0].offset * 1e6);
+	int64_t sh = (int64_t)std::llround(pl.shift * 1e6) + off;
+	p.shift_us = p.period_us > 0 ? ((sh % p.period_us) + p.period_us) % p.period_us : 0;
+	orrery_gate_t *g = nullptr;
+	orrery_error_t err{};
+	if (orrery_gate_new(&p, &g, &err) != ORRERY_OK)
+		throw std::runtime_error(std::string("gate: ") + err.message);
+	return g;
+}
+
+Engine::Engine(const Fabric &f, Policy &p, EngineOptions o)
+	: fabric_(f), policy_(p), opt_(std::move(o))
+{
+}
+
+std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
+{
+	using clock = std::chrono::steady_clock;
+	const auto t0 = clock::now();
+	std::stable_sort(jobs.begin(), jobs.end(),
+			 [](const JobSpec &a, const JobSpec &b) {
+				 if (a.arrival != b.arrival)
+					 return a.arrival < b.arrival;
+				 return a.id < b.id;
+			 });
+	const size_t nj = jobs.size();
+	for (const JobSpec &j : jobs)
+		if (j.nodes == 0 || j.nodes > fabric_.nodes())
+			throw std::runtime_error(
+				"job " + std::to_string(j.id) + " asks for " +
+				std::to_string(j.nodes) + " nodes; the fabric has " +
+				std::to_string(fabric_.nodes()));
+
+	Network net(fabric_.cap_mbps);
+	std::priority_queue<Event, std::vector<Event>, Later> pq;
+	uint64_t seq = 0;
+	auto push = [&](double t, EvType ty, uint32_t a, uint32_t b = 0,
+			uint64_t v = 0) {
+		pq.push(Event{t, seq++, v, a, b, ty});
+	};
+	std::vector<JobResult> res(nj);
+	std::vector<Running> run(nj);
+	std::vector<uint32_t> flow_job;
+	std::vector<uint8_t> free(fabric_.nodes(), 1);
+	size_t n_free = fabric_.nodes();
+	std::deque<uint32_t> queue;
+	const bool ideal = policy_.ideal();
+	size_t done = 0;
+
+	for (uint32_t i = 0; i < nj; i++) {
+		res[i].id = jobs[i].id;
+		res[i].nodes = jobs[i].nodes;
+		res[i].arrival = jobs[i].arrival;
+		res[i].isolated = (double)jobs[i].iterations *
+				  jobs[i].pattern.iteration_time();
+		push(jobs[i].arrival, EV_ARRIVE, i);
+	}
+
+	auto reschedule = [&]() {
+		for (uint32_t fid : net.changed()) {
+			const Flow &f = net.flow(fid);
+			if (!f.active)
+				continue;
+			push(net.finish_time(fid), EV_UP_END, flow_job[fid], fid,
+			     f.version);
+		}
+	};
+
+	auto start_up = [&](uint32_t j, double now) {
+		Running &r = run[j];
+		const Phase &ph = jobs[j].pattern.phases[r.phase];
+		const std::vector<Crossing> &cr = r.cross[(int)ph.coll];
+		if (cr.empty()) {
+			push(now + ph.duration, EV_UP_FIXED, j);
+			return;
+		}
+		uint32_t fid = net.add(now, cr, ph.demand, ph.demand * ph.duration);
+		if (flow_job.size() <= fid)
+			flow_job.resize(fid + 1);
+		flow_job[fid] = j;
+		r.flow = fid;
+		r.in_net = true;
+		reschedule();
+	};
+
+	// The gate is asked once per iteration, before the first Up phase;
+	// its grid is moved by that phase's offset (see make_gate), so the
+	// phase starts where the circle rotation put it.  Later Up phases of
+	// the iteration follow at their offsets.
+	auto phase_ready = [&](uint32_t j, double now) {
+		Running &r = run[j];
+		if (r.gate && r.phase == 0) {
+			int64_t now_us = (int64_t)std::llround(now * 1e6);
+			int64_t rel = orrery_gate_release_at(r.gate.get(), now_us);
+			if (rel > now_us) {
+				push((double)rel / 1e6, EV_GATE, j);
+				return;
+			}
+		}
+		start_up(j, now);
+	};
+
+	auto after_up = [&](uint32_t j, double now) {
+		Running &r = run[j];
+		const Pattern &pat = jobs[j].pattern;
+		const Phase &ph = pat.phases[r.phase];
+		double end = ph.offset + ph.duration;
+		if (r.phase + 1 < pat.phases.size()) {
+			r.phase++;
+			push(now + std::max(0.0, pat.phases[r.phase].offset - end),
+			     EV_DOWN_END, j);
+			return;
+		}
+		double tail = std::max(0.0, pat.period - end);
+		if (++r.iter >= jobs[j].iterations) {
+			push(now + tail, EV_JOB_END, j);
+			return;
+		}
+		r.phase = 0;
+		push(now + tail + pat.phases[0].offset, EV_DOWN_END, j);
+	};
+
+	auto start_job = [&](uint32_t j, double now, Placement &&pl) {
+		Running &r = run[j];
+		for (uint32_t n : pl.nodes) {
+			free[n] = 0;
+			n_free--;
+		}
+		r.pl = std::move(pl);
+		res[j].start = now;
+		res[j].gated = r.pl.gated;
+		res[j].shift = r.pl.shift;
+		res[j].gate_period = r.pl.gate_period;
+		policy_.started(jobs[j], r.pl, now);
+		const Pattern &pat = jobs[j].pattern;
+		bool any = false;
+		if (!ideal) {
+			for (int c = 0; c < 2; c++) {
+				bool used = false;
+				for (const Phase &ph : pat.phases)
+					used |= (int)ph.coll == c;
+				if (used)
+					r.cross[c] = crossings(fabric_, r.pl.nodes,
+							       (Coll)c);
+				any |= !r.cross[c].empty();
+			}
+		}
+		res[j].links = (uint32_t)std::max(r.cross[0].size(),
+						   r.cross[1].size());
+		// A job that crosses no constrained link cannot be slowed down and
+		// needs no gate: one event for its whole run.
+		if (!any || pat.phases.empty() || jobs[j].iterations == 0) {
+			r.pl.gated = false;
+			res[j].gated = false;
+			push(now + res[j].isolated, EV_JOB_END, j);
+			return;
+		}
+		if (r.pl.gated)
+			r.gate.reset(make_gate(r.pl, pat, opt_.epoch));
+		r.phase = 0;
+		r.iter = 0;
+		push(now + pat.phases[0].offset, EV_DOWN_END, j);
+	};
+
+	auto schedule = [&](double now) {
+		for (auto it = queue.begin(); it != queue.end() && n_free > 0;) {
+			uint32_t j = *it;
+			if (jobs[j].nodes > n_free) {
+				++it;
+				continue;
+			}
+			Placement pl;
+			if (!policy_.place(free, jobs[j], now, pl)) {
+				++it;
+				continue;
+			}
+			if (pl.nodes.size() != jobs[j].nodes)
+				throw std::runtime_error(
+					std::string("policy ") + policy_.name() +
+					" returned a wrong node count");
+			for (uint32_t n : pl.nodes)
+				if (n >= free.size() || !free[n])
+					throw std::runtime_error(
+						std::string("policy ") + policy_.name() +
+						" placed on a busy node");
+			it = queue.erase(it);
+			start_job(j, now, std::move(pl));
+		}
+	};
+
+	uint64_t events = 0;
+	double now = 0;
+	double first = nj ? jobs[0].arrival : 0;
+	auto last_progress = clock::now();
+	const bool tty = isatty(2);
+	while (!pq.empty()) {
+		Event e = pq.top();
+		pq.pop();
+		now = e.t;
+		events++;
+		switch (e.type) {
+		case EV_ARRIVE:
+			queue.push_back(e.a);
+			schedule(now);
+			break;
+		case EV_DOWN_END:
+			phase_ready(e.a, now);
+			break;
+		case EV_GATE:
+			start_up(e.a, now);
+			break;
+		case EV_UP_END: {
+			Running &r = run[e.a];
+			if (!r.in_net || r.flow != e.b ||
+			    net.flow(e.b).version != e.v)
+				break;  // superseded by a rate change
+			net.remove(now, e.b);
+			r.in_net = false;
+			reschedule();
+			after_up(e.a, now);
+			break;
+		}
+		case EV_UP_FIXED:
+			after_up(e.a, now);
+			break;
+		case EV_JOB_END:
+			res[e.a].finish = now;
+			if (run[e.a].gate) {
+				orrery_gate_stats_t gs;
+				orrery_gate_stats(run[e.a].gate.get(), &gs);
+				res[e.a].gate_missed = gs.missed;
+				res[e.a].gate_disabled = gs.disabled != 0;
+				res[e.a].gate_wait = (double)gs.total_wait_us / 1e6;
+			}
+			for (uint32_t n : run[e.a].pl.nodes) {
+				free[n] = 1;
+				n_free++;
+			}
+			policy_.ended(jobs[e.a]);
+			run[e.a] = Running{};
+			done++;
+			schedule(now);
+			break;
+		}
+		if (opt_.progress && (events & 0xffff) == 0) {
+			// On a terminal: one line rewritten every second; in a
+			// log file: a line every 30 s.
+			auto c = clock::now();
+			if (c - last_progress > std::chrono::seconds(tty ? 1 : 30)) {
+				last_progress = c;
+				double w = std::chrono::duration<double>(c - t0).count();
+				std::fprintf(stderr,
+					     "%s%s: sim %.0f s, %zu/%zu jobs done, "
+					     "%.0f sim-s/s, %.2g events/s%s",
+					     tty ? "\r" : "", opt_.label.c_str(),
+					     now - first, done, nj, (now - first) / w,
+					     events / w, tty ? "   " : "\n");
+			}
+		}
+	}
+	if (done != nj)
+		throw std::runtime_error("simulation ended with jobs unfinished");
+	net.settle(now);
+	st.makespan = nj ? now - first : 0;
+	st.sim_s = st.makespan;
+	st.over_link_s = net.over_link_seconds();
+	st.over_bytes = net.over_mbit() * 1e6 / 8;
+	st.events = events;
+	st.solves = net.solves();
+	st.wall_s = std::chrono::duration<double>(clock::now() - t0).count();
+	if (opt_.progress)
+		std::fprintf(stderr, "%s%s: done, %zu jobs, %.3g events in %.2f s "
+			     "(%.3g events/s, %.3g sim-s/s)          \n",
+			     tty ? "\r" : "", opt_.label.c_str(), nj,
+			     (double)events, st.wall_s,
+			     events / std::max(st.wall_s, 1e-9),
+			     st.sim_s / std::max(st.wall_s, 1e-9));
+	// Results in the order the caller gave (sorted by id).
+	std::sort(res.begin(), res.end(),
+		  [](const JobResult &a, const JobResult &b) { return a.id < b.id; });
+	return res;
+}
+
+}  // namespace sim

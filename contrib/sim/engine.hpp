@@ -1,0 +1,86 @@
+// The event-driven simulator.  One priority queue of timed events (ties
+// broken by insertion order, so a run is deterministic); events are job
+// arrivals, the end of a compute (Down) gap, a gate slot, the end of an
+// Up phase, and job completion.  Link rates are re-solved only when an Up
+// phase starts or ends (network.hpp).
+//
+// Queue discipline, the same for every policy: jobs wait in arrival order;
+// whenever a job arrives or ends, the queue is scanned front to back and
+// every job for which enough nodes are free now is placed and started
+// (FIFO with backfill of jobs that fit now, no reservations: a large job at
+// the head does not hold back smaller ones behind it).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fabric.hpp"
+#include "job.hpp"
+
+namespace sim {
+
+// A placement policy.  place() gets the free-node mask and must either
+// fill `out` with exactly job.nodes free nodes and return true, or return
+// false (the job stays queued).  started() and ended() tell the policy
+// which jobs hold which nodes (orrery keeps its cluster state with them).
+class Policy {
+public:
+	virtual ~Policy() = default;
+	virtual const char *name() const = 0;
+	virtual bool place(const std::vector<uint8_t> &free, const JobSpec &job,
+			   double now, Placement &out) = 0;
+	virtual void started(const JobSpec &, const Placement &, double) {}
+	virtual void ended(const JobSpec &) {}
+	// ideal: no link contention (every job at its isolated time).
+	virtual bool ideal() const { return false; }
+};
+
+struct JobResult {
+	uint32_t id = 0;
+	uint32_t nodes = 0;
+	double arrival = 0, start = 0, finish = 0;
+	double isolated = 0;   // iterations * isolated iteration time
+	uint32_t links = 0;    // constrained uplinks crossed
+	bool gated = false;
+	double shift = 0, gate_period = 0;
+	uint64_t gate_missed = 0;   // slots the gate counted as missed
+	bool gate_disabled = false; // the gate switched itself off
+	double gate_wait = 0;       // s spent waiting at the gate
+	double jct() const { return finish - arrival; }
+	double run() const { return finish - start; }
+	// Run time over the job's isolated run time (>= 1 up to rounding).
+	double slowdown() const { return isolated > 0 ? run() / isolated : 1; }
+};
+
+struct SimStats {
+	double makespan = 0;         // last finish - first arrival
+	double over_link_s = 0;      // link-seconds with offered load > capacity
+	double over_bytes = 0;       // bytes carried on such links then
+	uint64_t events = 0;
+	uint64_t solves = 0;
+	double wall_s = 0;
+	double sim_s = 0;
+};
+
+struct EngineOptions {
+	double epoch = 0;            // slot origin (the cluster epoch), s
+	bool progress = false;       // progress line on stderr
+	std::string label;           // shown in the progress line
+};
+
+class Engine {
+public:
+	Engine(const Fabric &f, Policy &p, EngineOptions o = {});
+	// Runs the jobs (any order; sorted by arrival, then id).  Throws
+	// std::runtime_error if a job can never fit.
+	std::vector<JobResult> run(std::vector<JobSpec> jobs, SimStats &stats);
+
+private:
+	const Fabric &fabric_;
+	Policy &policy_;
+	EngineOptions opt_;
+};
+
+}  // namespace sim

@@ -1,0 +1,49 @@
+// Jobs as the engine sees them: a resolved periodic pattern, a size and an
+// iteration count.  Times in seconds, rates in Mbit/s per node.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabric.hpp"
+
+namespace sim {
+
+struct Phase {
+	double offset = 0;    // start within the period, s
+	double duration = 0;  // Up time in isolation, s
+	double demand = 0;    // per-node Mbit/s while Up (<= NIC rate)
+	Coll coll = Coll::Ring;
+};
+
+// Phases sorted by offset.  Phases that overlap in the profile are run one
+// after the other (their bytes are kept; see iteration_time()).
+struct Pattern {
+	double period = 0;
+	std::vector<Phase> phases;
+
+	// Iteration time of the job alone on the fabric: phases back to back
+	// at their offsets, at least the period.
+	double iteration_time() const;
+};
+
+struct JobSpec {
+	uint32_t id = 0;
+	double arrival = 0;       // s
+	uint32_t nodes = 0;
+	uint64_t iterations = 0;
+	std::string profile;      // the spec as written in the trace
+	uint32_t profile_index = 0;  // in the ProfileTable (bridge.hpp)
+	Pattern pattern;          // resolved for this job's shape and fabric
+};
+
+// Where a job runs and whether it is gated.
+struct Placement {
+	std::vector<uint32_t> nodes;
+	bool gated = false;
+	double shift = 0;        // s, in [0, gate_period)
+	double gate_period = 0;  // s
+};
+
+}  // namespace sim

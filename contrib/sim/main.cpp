@@ -1,0 +1,307 @@
+// orrery-sim: compare placement policies on a simulated cluster network.
+// See doc/orrery-sim.1.
+#include <getopt.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <orrery.h>
+
+#include "bridge.hpp"
+#include "engine.hpp"
+#include "metrics.hpp"
+#include "policies.hpp"
+#include "workload.hpp"
+
+using namespace sim;
+
+namespace {
+
+const char *kAllPolicies = "ideal,default,random,orrery-place,orrery";
+
+void usage(FILE *f)
+{
+	std::fprintf(f,
+		"usage: orrery-sim [--scenario testbed|large] [--trace FILE]\n"
+		"                  [--policies LIST] [--seeds N] [--seed S]\n"
+		"                  [--load L] [--hours H] [--sizes MIX] [--models MIX]\n"
+		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
+		"                  [--oversub-leaf X] [--oversub-pod X]\n"
+		"                  [--out DIR] [--threads N] [--quiet]\n"
+		"                  [--list-models]\n"
+		"policies: %s (default: all)\n", kAllPolicies);
+}
+
+double num(const char *s, const char *opt)
+{
+	char *end = nullptr;
+	double v = std::strtod(s, &end);
+	if (!*s || *end)
+		throw std::runtime_error(std::string(opt) + ": '" + s +
+					 "' is not a number");
+	return v;
+}
+
+std::vector<std::string> split(const std::string &s)
+{
+	std::vector<std::string> out;
+	size_t a = 0;
+	while (a <= s.size()) {
+		size_t b = s.find(',', a);
+		if (b == std::string::npos)
+			b = s.size();
+		if (b > a)
+			out.push_back(s.substr(a, b - a));
+		a = b + 1;
+	}
+	return out;
+}
+
+std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
+				    const orrery_topology_t *t,
+				    const ProfileTable &pt, uint64_t seed)
+{
+	if (name == "default")
+		return make_default_policy(f);
+	if (name == "ideal")
+		return make_ideal_policy(f);
+	if (name == "random")
+		return make_random_policy(f, seed * 7919 + 1);
+	if (name == "orrery-place")
+		return make_orrery_policy(t, f, pt, false);
+	if (name == "orrery")
+		return make_orrery_policy(t, f, pt, true);
+	throw std::runtime_error("unknown policy '" + name + "' (" +
+				 kAllPolicies + ")");
+}
+
+int run(int argc, char **argv)
+{
+	std::string scen = "testbed", trace, out_dir, write_tr;
+	std::string policies_s = kAllPolicies;
+	unsigned seeds = 3, threads = 2;
+	uint64_t seed0 = 1;
+	bool quiet = false, list = false;
+	double load = -1, hours = -1, dmin = -1, dmax = -1;
+	double os_leaf = -1, os_pod = -1;
+	std::string sizes, models;
+	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP };
+	static const struct option opts[] = {
+		{"scenario", required_argument, nullptr, 'S'},
+		{"trace", required_argument, nullptr, 't'},
+		{"policies", required_argument, nullptr, 'p'},
+		{"seeds", required_argument, nullptr, 'n'},
+		{"seed", required_argument, nullptr, 's'},
+		{"load", required_argument, nullptr, 'l'},
+		{"hours", required_argument, nullptr, 'H'},
+		{"sizes", required_argument, nullptr, 'z'},
+		{"models", required_argument, nullptr, 'm'},
+		{"durations", required_argument, nullptr, O_DUR},
+		{"write-trace", required_argument, nullptr, O_WT},
+		{"out", required_argument, nullptr, 'o'},
+		{"threads", required_argument, nullptr, 'j'},
+		{"quiet", no_argument, nullptr, 'q'},
+		{"list-models", no_argument, nullptr, O_LIST},
+		{"oversub-leaf", required_argument, nullptr, O_OSL},
+		{"oversub-pod", required_argument, nullptr, O_OSP},
+		{"help", no_argument, nullptr, 'h'},
+		{nullptr, 0, nullptr, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "S:t:p:n:s:l:H:z:m:o:j:qh", opts,
+				nullptr)) != -1) {
+		switch (c) {
+		case 'S': scen = optarg; break;
+		case 't': trace = optarg; break;
+		case 'p': policies_s = optarg; break;
+		case 'n': seeds = (unsigned)num(optarg, "--seeds"); break;
+		case 's': seed0 = (uint64_t)num(optarg, "--seed"); break;
+		case 'l': load = num(optarg, "--load"); break;
+		case 'H': hours = num(optarg, "--hours"); break;
+		case 'z': sizes = optarg; break;
+		case 'm': models = optarg; break;
+		case O_DUR: {
+			std::string d = optarg;
+			size_t k = d.find(':');
+			if (k == std::string::npos)
+				throw std::runtime_error("--durations: MIN:MAX in seconds");
+			dmin = num(d.substr(0, k).c_str(), "--durations");
+			dmax = num(d.substr(k + 1).c_str(), "--durations");
+			break;
+		}
+		case O_WT: write_tr = optarg; break;
+		case O_OSL: os_leaf = num(optarg, "--oversub-leaf"); break;
+		case O_OSP: os_pod = num(optarg, "--oversub-pod"); break;
+		case 'o': out_dir = optarg; break;
+		case 'j': threads = (unsigned)num(optarg, "--threads"); break;
+		case 'q': quiet = true; break;
+		case O_LIST: list = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (list) {
+		for (size_t i = 0; i < orrery_catalogue_count(); i++)
+			std::printf("%-16s %s\n", orrery_catalogue_name(i),
+				    orrery_catalogue_summary(i));
+		return 0;
+	}
+	if (seeds < 1 || seeds > 1000)
+		throw std::runtime_error("--seeds: 1..1000");
+	threads = std::max(1u, std::min(threads, 64u));
+	if (out_dir.find('\'') != std::string::npos)
+		throw std::runtime_error("--out: a directory name without quotes");
+
+	Scenario sc = scenario(scen);
+	if (load > 0)
+		sc.gen.load = load;
+	if (os_leaf > 0)
+		sc.fabric.oversub_leaf = os_leaf;
+	if (os_pod > 0)
+		sc.fabric.oversub_pod = os_pod;
+	if (hours > 0)
+		sc.gen.horizon_s = hours * 3600;
+	if (dmin > 0)
+		sc.gen.min_duration_s = dmin, sc.gen.max_duration_s = dmax;
+	if (!sizes.empty())
+		sc.gen.sizes = parse_mix(sizes, "--sizes");
+	if (!models.empty())
+		sc.gen.models = parse_mix(models, "--models");
+	if (sc.gen.models.empty() && trace.empty())
+		throw std::runtime_error("the model catalogue is empty; give --models");
+
+	TopologyPtr topo = generate_topology(sc.fabric);
+	Fabric fabric = fabric_from_topology(topo.get());
+	ProfileTable profiles(sc.gpus_per_node, sc.fabric.node_link_mbps);
+
+	std::vector<std::string> policies = split(policies_s);
+	for (const std::string &p : policies)
+		make_policy(p, fabric, topo.get(), profiles, 0);  // validates names
+
+	// One workload per seed (a given trace: the same for every seed; the
+	// seed then only changes the random policy).
+	std::vector<uint64_t> seed_list;
+	std::vector<std::vector<JobSpec>> workloads;
+	std::vector<TraceRow> fixed;
+	if (!trace.empty()) {
+		std::ifstream in(trace);
+		if (!in)
+			throw std::runtime_error("cannot open trace " + trace);
+		fixed = read_trace(in, trace);
+	}
+	for (unsigned k = 0; k < seeds; k++) {
+		uint64_t s = seed0 + k;
+		seed_list.push_back(s);
+		std::vector<TraceRow> rows = fixed;
+		if (trace.empty()) {
+			GeneratorOptions g = sc.gen;
+			g.seed = s;
+			rows = generate(g, (uint32_t)fabric.nodes(), profiles);
+		}
+		if (!write_tr.empty() && k == 0) {
+			std::ofstream o(write_tr);
+			write_trace(o, rows);
+			if (!o)
+				throw std::runtime_error("cannot write " + write_tr);
+		}
+		workloads.push_back(make_jobs(rows, profiles));
+	}
+
+	Report rep;
+	rep.title = trace.empty() ? sc.name : sc.name + " / " + trace;
+	rep.policies = policies;
+	rep.seeds = seed_list;
+	if (!quiet) {
+		std::fprintf(stderr, "orrery-sim: %s: %s\n", sc.name.c_str(),
+			     sc.description.c_str());
+		size_t single = 0;
+		for (const JobSpec &j : workloads[0])
+			single += j.nodes == 1;
+		std::fprintf(stderr, "orrery-sim: seed %llu: %zu jobs (%zu "
+			     "single-node), %zu policies x %u seeds on %u threads\n",
+			     (unsigned long long)seed_list[0], workloads[0].size(),
+			     single, policies.size(), seeds, threads);
+	}
+
+	struct Task {
+		size_t p, k;
+	};
+	std::vector<Task> tasks;
+	for (size_t k = 0; k < seed_list.size(); k++)
+		for (size_t p = 0; p < policies.size(); p++)
+			tasks.push_back({p, k});
+	std::atomic<size_t> next{0};
+	std::mutex mu;
+	std::string failure;
+	auto worker = [&]() {
+		for (;;) {
+			size_t i = next++;
+			if (i >= tasks.size())
+				return;
+			const Task &t = tasks[i];
+			try {
+				auto pol = make_policy(policies[t.p], fabric, topo.get(),
+						       profiles, seed_list[t.k]);
+				EngineOptions eo;
+				eo.progress = !quiet;
+				eo.label = policies[t.p] + " seed " +
+					   std::to_string(seed_list[t.k]);
+				Engine e(fabric, *pol, eo);
+				SimStats st;
+				auto res = e.run(workloads[t.k], st);
+				RunSummary s = summarize(policies[t.p], seed_list[t.k],
+							 std::move(res), st);
+				std::lock_guard<std::mutex> g(mu);
+				rep.runs.push_back(std::move(s));
+			} catch (const std::exception &ex) {
+				std::lock_guard<std::mutex> g(mu);
+				if (failure.empty())
+					failure = policies[t.p] + ": " + ex.what();
+				next = tasks.size();
+			}
+		}
+	};
+	std::vector<std::thread> pool;
+	for (unsigned i = 0; i < std::min<size_t>(threads, tasks.size()); i++)
+		pool.emplace_back(worker);
+	for (std::thread &th : pool)
+		th.join();
+	if (!failure.empty())
+		throw std::runtime_error(failure);
+
+	rep.print_table(stdout);
+	if (!out_dir.empty()) {
+		mkdir(out_dir.c_str(), 0777);
+		// Without gnuplot the CSV files and the script are still there
+		// (write_files says so); the plots are optional.
+		rep.write_files(out_dir);
+	}
+	return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+	try {
+		return run(argc, argv);
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "orrery-sim: %s\n", e.what());
+		return 1;
+	}
+}

@@ -1,0 +1,116 @@
+// The orrery placement policies: liborrery's cluster state and candidate
+// ranking, driven exactly as the select plugin drives them.
+#include "bridge.hpp"
+#include "policies.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace sim {
+
+namespace {
+
+class OrreryPolicy : public Policy {
+public:
+	OrreryPolicy(const orrery_topology_t *t, const Fabric &f,
+		     const ProfileTable &pt, bool shifts)
+		: fabric_(f), below_(f.nodes_below()), profiles_(pt),
+		  shifts_(shifts)
+	{
+		orrery_error_t err{};
+		orrery_cluster_opts_t o;
+		orrery_cluster_opts_default(&o);
+		check(orrery_cluster_new(t, &o, &c_, &err), err, "cluster");
+		orrery_cluster_set_epoch_us(c_, 0);
+	}
+	~OrreryPolicy() override { orrery_cluster_free(c_); }
+	const char *name() const override
+	{
+		return shifts_ ? "orrery" : "orrery-place";
+	}
+
+	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
+		   Placement &out) override
+	{
+		if (job.pattern.phases.empty()) {
+			// No inter-node traffic (a one-node job): nothing to
+			// score, and liborrery does not take such a profile; place
+			// it like default and keep it out of the cluster state.
+			silent_ = true;
+			return tree_best_fit(fabric_, below_, free, job.nodes,
+					     out.nodes);
+		}
+		silent_ = false;
+		orrery_error_t err{};
+		orrery_placement_t *pl = nullptr;
+		check(orrery_cluster_place(c_, free.data(), job.nodes,
+					   profiles_.get(job.profile_index), &pl,
+					   &err),
+		      err, "orrery_cluster_place for job " + std::to_string(job.id));
+		bool ok = orrery_placement_count(pl) > 0;
+		if (ok) {
+			out.nodes.resize(job.nodes);
+			size_t k = orrery_placement_nodes(pl, 0, out.nodes.data(),
+							  job.nodes);
+			out.nodes.resize(k);
+			const orrery_eval_t *e = orrery_placement_eval(pl, 0);
+			shift_us_ = orrery_eval_shift_us(e);
+			period_us_ = orrery_eval_period_us(e);
+			if (shifts_ && period_us_ > 0) {
+				out.gated = true;
+				out.shift = (double)shift_us_ / 1e6;
+				out.gate_period = (double)period_us_ / 1e6;
+			}
+		}
+		orrery_placement_free(pl);
+		return ok;
+	}
+
+	void started(const JobSpec &job, const Placement &pl, double now) override
+	{
+		if (silent_)
+			return;
+		int64_t shift = shift_us_;
+		if (!shifts_) {
+			// Ungated: the job's iterations begin where they happen to
+			// start; record that phase so later placements score
+			// against it (it drifts once the job is slowed down).
+			int64_t per = std::max<int64_t>(1, period_us_);
+			shift = (int64_t)std::llround(now * 1e6) % per;
+		}
+		orrery_error_t err{};
+		check(orrery_cluster_add_job(c_, job.id, pl.nodes.data(),
+					     pl.nodes.size(),
+					     profiles_.get(job.profile_index),
+					     shift, &err),
+		      err, "orrery_cluster_add_job for job " + std::to_string(job.id));
+	}
+
+	void ended(const JobSpec &job) override
+	{
+		if (!job.pattern.phases.empty())
+			orrery_cluster_remove_job(c_, job.id);
+	}
+
+private:
+	const Fabric &fabric_;
+	std::vector<std::vector<uint32_t>> below_;
+	bool silent_ = false;
+	const ProfileTable &profiles_;
+	bool shifts_;
+	orrery_cluster_t *c_ = nullptr;
+	int64_t shift_us_ = 0, period_us_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
+					   const Fabric &f,
+					   const ProfileTable &profiles,
+					   bool shifts)
+{
+	return std::make_unique<OrreryPolicy>(t, f, profiles, shifts);
+}
+
+}  // namespace sim

@@ -1,0 +1,128 @@
+#include "policies.hpp"
+
+#include <algorithm>
+
+namespace sim {
+
+bool tree_best_fit(const Fabric &f,
+		   const std::vector<std::vector<uint32_t>> &below,
+		   const std::vector<uint8_t> &free, uint32_t n,
+		   std::vector<uint32_t> &out)
+{
+	const size_t ns = f.switches();
+	std::vector<uint32_t> nfree(ns, 0);
+	for (size_t s = 0; s < ns; s++)
+		for (uint32_t v : below[s])
+			nfree[s] += free[v];
+	long best = -1;
+	for (size_t s = 0; s < ns; s++) {
+		if (nfree[s] < n)
+			continue;
+		if (best < 0 || f.level[s] < f.level[best] ||
+		    (f.level[s] == f.level[best] && nfree[s] < nfree[best]))
+			best = (long)s;
+	}
+	if (best < 0)
+		return false;
+	// Leaves under best.
+	std::vector<size_t> leaves;
+	for (size_t s = 0; s < ns; s++) {
+		if (f.level[s] != 0 || nfree[s] == 0)
+			continue;
+		for (long a = (long)s; a >= 0; a = f.parent[a])
+			if (a == best) {
+				leaves.push_back(s);
+				break;
+			}
+	}
+	long single = -1;
+	for (size_t s : leaves)
+		if (nfree[s] >= n && (single < 0 || nfree[s] < nfree[single]))
+			single = (long)s;
+	if (single >= 0)
+		leaves = {(size_t)single};
+	else
+		std::stable_sort(leaves.begin(), leaves.end(),
+				 [&](size_t a, size_t b) {
+					 return nfree[a] > nfree[b];
+				 });
+	out.clear();
+	for (size_t s : leaves) {
+		for (uint32_t v : below[s]) {
+			if (out.size() == n)
+				break;
+			if (free[v])
+				out.push_back(v);
+		}
+		if (out.size() == n)
+			break;
+	}
+	std::sort(out.begin(), out.end());
+	return out.size() == n;
+}
+
+namespace {
+
+class DefaultPolicy : public Policy {
+public:
+	DefaultPolicy(const Fabric &f, bool ideal)
+		: f_(f), below_(f.nodes_below()), ideal_(ideal)
+	{
+	}
+	const char *name() const override { return ideal_ ? "ideal" : "default"; }
+	bool ideal() const override { return ideal_; }
+	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
+		   Placement &out) override
+	{
+		return tree_best_fit(f_, below_, free, job.nodes, out.nodes);
+	}
+
+private:
+	const Fabric &f_;
+	std::vector<std::vector<uint32_t>> below_;
+	bool ideal_;
+};
+
+class RandomPolicy : public Policy {
+public:
+	RandomPolicy(uint64_t seed) : rng_(seed) {}
+	const char *name() const override { return "random"; }
+	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
+		   Placement &out) override
+	{
+		std::vector<uint32_t> cand;
+		for (uint32_t v = 0; v < free.size(); v++)
+			if (free[v])
+				cand.push_back(v);
+		if (cand.size() < job.nodes)
+			return false;
+		// Partial Fisher-Yates.
+		for (uint32_t i = 0; i < job.nodes; i++) {
+			size_t k = i + rng_.below(cand.size() - i);
+			std::swap(cand[i], cand[k]);
+		}
+		out.nodes.assign(cand.begin(), cand.begin() + job.nodes);
+		std::sort(out.nodes.begin(), out.nodes.end());
+		return true;
+	}
+
+private:
+	Rng rng_;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_default_policy(const Fabric &f)
+{
+	return std::make_unique<DefaultPolicy>(f, false);
+}
+std::unique_ptr<Policy> make_random_policy(const Fabric &, uint64_t seed)
+{
+	return std::make_unique<RandomPolicy>(seed);
+}
+std::unique_ptr<Policy> make_ideal_policy(const Fabric &f)
+{
+	return std::make_unique<DefaultPolicy>(f, true);
+}
+
+}  // namespace sim

@@ -1,0 +1,51 @@
+// Placement policies that need no liborrery scoring.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine.hpp"
+
+namespace sim {
+
+// Tree best fit, after Slurm's topology/tree: choose the lowest-level
+// switch with enough free nodes below it (ties: the one with the fewest
+// free nodes, then the lowest switch index); under it, if one leaf can
+// hold the job take the leaf with the fewest free nodes that fits, else
+// take leaves with the most free nodes first (fewest leaves; ties: lowest
+// index) until the job fits; within leaves, nodes in index order (Slurm's
+// node order).  Returns false if fewer than n nodes are free.
+bool tree_best_fit(const Fabric &f,
+		   const std::vector<std::vector<uint32_t>> &below,
+		   const std::vector<uint8_t> &free, uint32_t n,
+		   std::vector<uint32_t> &out);
+
+std::unique_ptr<Policy> make_default_policy(const Fabric &f);
+// Random free nodes, uniformly, from a seeded generator.
+std::unique_ptr<Policy> make_random_policy(const Fabric &f, uint64_t seed);
+// No link contention: placed like default, every job at its isolated
+// iteration time.
+std::unique_ptr<Policy> make_ideal_policy(const Fabric &f);
+
+// Small deterministic generator (splitmix64), identical on every platform.
+class Rng {
+public:
+	explicit Rng(uint64_t seed) : s_(seed) {}
+	uint64_t next()
+	{
+		uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		return z ^ (z >> 31);
+	}
+	// Uniform in [0, 1).
+	double uniform() { return (double)(next() >> 11) * 0x1.0p-53; }
+	// Uniform integer in [0, n), n > 0.
+	uint64_t below(uint64_t n) { return (uint64_t)(uniform() * (double)n); }
+
+private:
+	uint64_t s_;
+};
+
+}  // namespace sim

@@ -1,0 +1,270 @@
+// Hand-computable validation of the simulator engine: max-min fairness,
+// the stretch two colliding jobs suffer, and the gate removing it.
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include <cmath>
+#include <vector>
+
+#include "engine.hpp"
+#include "network.hpp"
+#include "policies.hpp"
+
+using namespace sim;
+
+#define assert_near(a, b, eps) \
+	assert_true(std::fabs((double)(a) - (double)(b)) <= (eps))
+
+// Places job i (by id) on fixed nodes with a fixed shift.
+class FixedPolicy : public Policy {
+public:
+	struct Spot {
+		std::vector<uint32_t> nodes;
+		bool gated;
+		double shift, period;
+	};
+	explicit FixedPolicy(std::vector<Spot> s) : spots_(std::move(s)) {}
+	const char *name() const override { return "fixed"; }
+	bool place(const std::vector<uint8_t> &free, const JobSpec &j, double,
+		   Placement &out) override
+	{
+		const Spot &s = spots_.at(j.id);
+		for (uint32_t n : s.nodes)
+			if (!free[n])
+				return false;
+		out.nodes = s.nodes;
+		out.gated = s.gated;
+		out.shift = s.shift;
+		out.gate_period = s.period;
+		return true;
+	}
+
+private:
+	std::vector<Spot> spots_;
+};
+
+// leaves x per_leaf nodes under one root; leaf uplinks of capacity cap.
+static Fabric two_tier(uint32_t leaves, uint32_t per_leaf, double cap)
+{
+	Fabric f;
+	f.parent.push_back(-1);
+	f.level.push_back(1);
+	f.cap_mbps.push_back(0);
+	f.name.push_back("root");
+	for (uint32_t l = 0; l < leaves; l++) {
+		f.parent.push_back(0);
+		f.level.push_back(0);
+		f.cap_mbps.push_back(cap);
+		f.name.push_back("leaf" + std::to_string(l));
+		for (uint32_t k = 0; k < per_leaf; k++)
+			f.node_leaf.push_back(l + 1);
+	}
+	f.node_link_mbps = cap;
+	return f;
+}
+
+// One Down then one Up phase per period.
+static JobSpec periodic(uint32_t id, uint32_t nodes, double period, double up,
+			double demand, uint64_t iters)
+{
+	JobSpec j;
+	j.id = id;
+	j.nodes = nodes;
+	j.iterations = iters;
+	j.pattern.period = period;
+	j.pattern.phases.push_back(Phase{period - up, up, demand, Coll::Ring});
+	return j;
+}
+
+// Links A (cap 10) and B (cap 6).  f1 crosses A and B, f2 A, f3 B, all
+// uncapped (100).  B is the bottleneck: f1 = f3 = 3; then f2 takes the
+// rest of A: 7.  Adding f4 on B with cap 1: B gives f4 1, f1 = f3 = 2.5,
+// and f2 = 7.5.
+static void test_maxmin_hand_solved(void **state)
+{
+	Network net({10.0, 6.0});
+	uint32_t f1 = net.add(0, {{0, 1}, {1, 1}}, 100, 1e9);
+	uint32_t f2 = net.add(0, {{0, 1}}, 100, 1e9);
+	uint32_t f3 = net.add(0, {{1, 1}}, 100, 1e9);
+	assert_near(net.flow(f1).rate, 3, 1e-9);
+	assert_near(net.flow(f2).rate, 7, 1e-9);
+	assert_near(net.flow(f3).rate, 3, 1e-9);
+	uint32_t f4 = net.add(0, {{1, 1}}, 1, 1e9);
+	assert_near(net.flow(f4).rate, 1, 1e-9);
+	assert_near(net.flow(f1).rate, 2.5, 1e-9);
+	assert_near(net.flow(f3).rate, 2.5, 1e-9);
+	assert_near(net.flow(f2).rate, 7.5, 1e-9);
+	// f1 leaves: B is shared by f3 and f4 (f4 capped at 1: f3 = 5); A is
+	// f2's alone, up to its cap of 100 but the link holds 10.
+	net.remove(1, f1);
+	assert_near(net.flow(f3).rate, 5, 1e-9);
+	assert_near(net.flow(f2).rate, 10, 1e-9);
+	assert_near(net.flow(f4).rate, 1, 1e-9);
+}
+
+// Weighted (all-to-all) crossing: weight 2 on a link of 12 next to a
+// weight-1 flow: equal per-node rates r with 2r + r = 12, r = 4.
+static void test_maxmin_weighted(void **state)
+{
+	Network net({12.0});
+	uint32_t a = net.add(0, {{0, 2}}, 100, 1e9);
+	uint32_t b = net.add(0, {{0, 1}}, 100, 1e9);
+	assert_near(net.flow(a).rate, 4, 1e-9);
+	assert_near(net.flow(b).rate, 4, 1e-9);
+}
+
+// Finish times follow the remaining bytes across rate changes: 10 Mbit
+// alone at 10 Mb/s would end at t=1; a second flow at t=0.5 halves the
+// rate, so 5 Mbit left at 5 Mb/s ends at t=1.5.
+static void test_remaining_bytes(void **state)
+{
+	Network net({10.0});
+	uint32_t a = net.add(0, {{0, 1}}, 10, 10);
+	assert_near(net.finish_time(a), 1.0, 1e-12);
+	net.add(0.5, {{0, 1}}, 10, 100);
+	assert_near(net.finish_time(a), 1.5, 1e-12);
+}
+
+// Two jobs, period 100 ms, 50 ms Down then 50 ms Up at D Mb/s, sharing
+// both leaf uplinks of capacity D.  In step, each Up phase gets D/2 and
+// takes 100 ms: iteration 150 ms, a stretch of exactly 50 ms.  With the
+// half-period shift (gate period 100 ms, shifts 0 and 50 ms) the Up phases
+// alternate and nothing stretches; job 1 only waits 50 ms once, for its
+// first slot.
+static void run_pair(bool shifted, std::vector<JobResult> &out, SimStats &st)
+{
+	const double D = 50000, P = 0.1, up = 0.05;
+	const uint64_t N = 200;
+	Fabric f = two_tier(2, 2, D);
+	FixedPolicy pol({{{0, 2}, shifted, 0.0, P}, {{1, 3}, shifted, 0.05, P}});
+	Engine e(f, pol);
+	out = e.run({periodic(0, 2, P, up, D, N), periodic(1, 2, P, up, D, N)},
+		    st);
+}
+
+static void test_pair_in_step_stretches(void **state)
+{
+	std::vector<JobResult> r;
+	SimStats st;
+	run_pair(false, r, st);
+	const double N = 200;
+	assert_near(r[0].jct(), N * 0.150, 1e-6);
+	assert_near(r[1].jct(), N * 0.150, 1e-6);
+	assert_near(r[0].slowdown(), 1.5, 1e-6);
+	// Congestion proxy: both uplinks offered 2D for the 100 ms of each
+	// stretched Up phase, carrying D: 2 links * N * 0.1 s, and
+	// 2 * N * 0.1 s * D Mbit/s in bytes.
+	assert_near(st.over_link_s, 2 * N * 0.1, 1e-6);
+	assert_near(st.over_bytes, 2 * N * 0.1 * 50000 * 1e6 / 8, 1e3);
+}
+
+static void test_pair_shifted_no_stretch(void **state)
+{
+	std::vector<JobResult> r;
+	SimStats st;
+	run_pair(true, r, st);
+	const double N = 200;
+	assert_near(r[0].jct(), N * 0.100, 1e-6);
+	assert_near(r[1].jct(), N * 0.100 + 0.05, 1e-6);
+	assert_near(st.over_link_s, 0, 1e-9);
+}
+
+// The worked example of interleaving.md: three identical 50%-duty jobs on
+// one uplink of their demand.  In step: 200 ms iterations; time division
+// with a common 150 ms gate period and shifts 0/50/100 ms: 150 ms.
+static void test_three_jobs(void **state)
+{
+	const double D = 50000, P = 0.1, up = 0.05;
+	const uint64_t N = 100;
+	for (int gated = 0; gated < 2; gated++) {
+		Fabric f = two_tier(2, 3, D);
+		FixedPolicy pol({{{0, 3}, gated != 0, 0.0, 0.15},
+				 {{1, 4}, gated != 0, 0.05, 0.15},
+				 {{2, 5}, gated != 0, 0.10, 0.15}});
+		Engine e(f, pol);
+		SimStats st;
+		auto r = e.run({periodic(0, 2, P, up, D, N),
+				periodic(1, 2, P, up, D, N),
+				periodic(2, 2, P, up, D, N)},
+			       st);
+		double iter = gated ? 0.15 : 0.20;
+		for (int j = 0; j < 3; j++) {
+			// Gated: job j's first Up phase starts at its slot
+			// 0.05 + 0.05 j (not at 0.05), later ones every 150 ms.
+			double first = gated ? 0.05 * (j - 1) : 0;
+			assert_near(r[j].jct(), N * iter + first, 1e-6);
+		}
+	}
+}
+
+// A job inside one leaf crosses no uplink and runs at its isolated time
+// even next to a colliding pair.
+static void test_single_leaf_unaffected(void **state)
+{
+	Fabric f = two_tier(2, 3, 1000);
+	FixedPolicy pol({{{0, 3}, false, 0, 0}, {{1, 4}, false, 0, 0},
+			 {{2}, false, 0, 0}});
+	Engine e(f, pol);
+	SimStats st;
+	auto r = e.run({periodic(0, 2, 0.1, 0.05, 1000, 10),
+			periodic(1, 2, 0.1, 0.05, 1000, 10),
+			periodic(2, 1, 0.1, 0.05, 1000, 10)},
+		       st);
+	assert_near(r[2].jct(), 1.0, 1e-9);
+	assert_true(r[0].jct() > 1.0 + 0.1);
+}
+
+// Tree best fit: 3 leaves of 4 nodes with 1, 3 and 4 free.  A 3-node job
+// goes to the leaf with 3 free (fewest that fit); a 5-node job spans the
+// two fullest leaves (4 + 1 from the 3-free leaf, lowest indices).
+static void test_tree_best_fit(void **state)
+{
+	Fabric f = two_tier(3, 4, 1000);
+	auto below = f.nodes_below();
+	std::vector<uint8_t> free = {0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1};
+	std::vector<uint32_t> out;
+	assert_true(tree_best_fit(f, below, free, 3, out));
+	assert_true((out == std::vector<uint32_t>{5, 6, 7}));
+	assert_true(tree_best_fit(f, below, free, 5, out));
+	assert_true((out == std::vector<uint32_t>{5, 8, 9, 10, 11}));
+	assert_false(tree_best_fit(f, below, free, 9, out));
+}
+
+// FIFO with backfill of jobs that fit now: a 4-node job waits for the
+// running 3-node job, a 1-node job behind it starts at once.
+static void test_fifo_backfill(void **state)
+{
+	Fabric f = two_tier(1, 4, 1000);
+	auto pol = make_default_policy(f);
+	Engine e(f, *pol);
+	SimStats st;
+	JobSpec a = periodic(0, 3, 1.0, 0.5, 10, 10);
+	JobSpec b = periodic(1, 4, 1.0, 0.5, 10, 10);
+	JobSpec c = periodic(2, 1, 1.0, 0.5, 10, 10);
+	b.arrival = 1;
+	c.arrival = 2;
+	auto r = e.run({a, b, c}, st);
+	assert_near(r[0].start, 0, 1e-12);
+	assert_near(r[2].start, 2, 1e-12);
+	assert_near(r[1].start, 12, 1e-12);  // both a (10 s) and c (to 12 s)
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_maxmin_hand_solved),
+		cmocka_unit_test(test_maxmin_weighted),
+		cmocka_unit_test(test_remaining_bytes),
+		cmocka_unit_test(test_pair_in_step_stretches),
+		cmocka_unit_test(test_pair_shifted_no_stretch),
+		cmocka_unit_test(test_three_jobs),
+		cmocka_unit_test(test_single_leaf_unaffected),
+		cmocka_unit_test(test_tree_best_fit),
+		cmocka_unit_test(test_fifo_backfill),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
