@@ -304,8 +304,12 @@ LinkScore best_rotations(const std::vector<LinkJob> &jobs,
 	// on the total once.
 	std::vector<std::vector<double>> dem(n);
 	double max_total = 0.0;
+	std::vector<std::pair<uint32_t, double>> sp;
 	for (size_t j = 0; j < n; j++) {
-		dem[j] = discretise(jobs[j].pattern, 1.0, c, j, base[j]);
+		dem[j].assign(c.bins, 0.0);
+		discretise_sparse(jobs[j].pattern, 1.0, c, j, (double)base[j], sp);
+		for (const auto &[b, v] : sp)
+			dem[j][b] += v;
 		max_total += *std::max_element(dem[j].begin(), dem[j].end());
 	}
 	Rotator rot(c.bins, capacity_mbps, max_total);
