@@ -131,7 +131,9 @@ wait_job() {
 val() { awk -v n="$2" -v v="$3" '$1 == n { split($2, kv, "="); if (kv[1] == v) { sub(/^[^=]*=/, "", $2); print $2 } }' "$1" | head -n 1; }
 
 # A task's report: its node and every ORRERY_* variable, one per line.
-REPORT='for v in $(env | grep -o "^ORRERY_[A-Z_]*" | sort); do echo "$SLURMD_NODENAME $v=$(printenv $v)"; done'
+# The variables the plugin sets (others, e.g. ORRERY_COMM_PROFILE or the
+# test harness's own ORRERY_*, travel with the submitter's environment).
+REPORT='for v in $(env | grep -oE "^ORRERY_(PROFILE|PERIOD_US|EPOCH_US|SHIFT_US|JOB_SCORE)=" | tr -d = | sort); do echo "$SLURMD_NODENAME $v=$(printenv $v)"; done'
 
 no_job_named() {
 	[ -z "$(timeout 5 squeue -h -n "$1" -o %i)" ] &&
