@@ -116,7 +116,9 @@ Evaluation evaluate(const Cluster &c, const std::vector<uint32_t> &nodes,
 		    const Pattern &p, LinkDemandCache *cache)
 {
 	const Topology &t = c.topology();
-	if (p.period_us <= 0 || p.phases.empty())
+	// A pattern without Up phases (a one-node job) is valid: it loads no
+	// uplink, so every candidate scores 1 and locality alone decides.
+	if (p.period_us <= 0)
 		fail(ORRERY_EINVAL, "newcomer profile has no explicit pattern");
 	check_nodes(t, nodes);
 	LinkDemandCache local(c);

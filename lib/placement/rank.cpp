@@ -30,7 +30,9 @@ void rank_candidates(std::vector<Candidate> &cands)
 Placement place(const Cluster &c, const std::vector<uint8_t> &free_nodes,
 		uint32_t n_nodes, const Pattern &p)
 {
-	if (p.period_us <= 0 || p.phases.empty())
+	// A pattern without Up phases (a one-node job) is valid: it loads no
+	// uplink, so every candidate scores 1 and locality alone decides.
+	if (p.period_us <= 0)
 		fail(ORRERY_EINVAL, "newcomer profile has no explicit pattern");
 	Placement out;
 	out.ranked = enumerate_candidates(c.topology(), free_nodes, n_nodes,

@@ -392,6 +392,38 @@ static void test_place_single_leaf(void **state)
 	orrery_cluster_free(c);
 }
 
+/* A one-node job resolves to a pattern without Up phases: it loads no
+ * uplink, so it is placed by locality alone (best fit), never refused. */
+static void test_place_no_traffic(void **state)
+{
+	orrery_cluster_t *c = scenario();
+	orrery_profile_t *m = profile("resnet50"), *r = NULL;
+	orrery_shape_t one = { 1, 8, 100000 };
+	orrery_placement_t *p = NULL;
+	orrery_eval_t *e = NULL;
+	orrery_error_t err;
+	uint8_t f[16];
+	uint32_t busy[] = {0, 1, 4, 5, 8, 12}, nodes[8];
+
+	assert_int_equal(orrery_profile_resolve(m, &one, &r, &err), ORRERY_OK);
+	assert_int_equal(orrery_profile_phase_count(r), 0);
+	mark_busy(f, 16, busy, 6);
+	assert_int_equal(orrery_cluster_place(c, f, 1, r, &p, &err), ORRERY_OK);
+	assert_true(orrery_placement_count(p) > 0);
+	assert_true(orrery_eval_score_min(orrery_placement_eval(p, 0)) == 1.0);
+	assert_int_equal(orrery_placement_leaf_count(p, 0), 1);
+	orrery_placement_free(p);
+	/* Even spread over leaves next to busy jobs, it scores 1 everywhere. */
+	nodes[0] = 2; nodes[1] = 6;
+	assert_int_equal(orrery_cluster_evaluate(c, nodes, 2, r, &e, &err), ORRERY_OK);
+	assert_true(orrery_eval_score_min(e) == 1.0);
+	assert_int_equal(orrery_eval_shift_us(e), 0);
+	orrery_eval_free(e);
+	orrery_profile_free(r);
+	orrery_profile_free(m);
+	orrery_cluster_free(c);
+}
+
 /* core -> pod1, pod2 -> 3 leaves each -> 4 nodes.  pod1 has 2 free nodes
  * on each leaf (a 5-node job needs 3 leaves there, all uncontended); pod2
  * has 3 free on two leaves (2 leaves, but crossing job X's uplinks).
@@ -548,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_capacity),
 		cmocka_unit_test(test_place_prefers_interleavable_links),
 		cmocka_unit_test(test_place_single_leaf),
+		cmocka_unit_test(test_place_no_traffic),
 		cmocka_unit_test(test_locality_first),
 		cmocka_unit_test(test_solve_chain),
 		cmocka_unit_test(test_solve_loop),
