@@ -164,11 +164,7 @@ static void print_links(const orrery_cluster_t *c, const orrery_eval_t *e)
 int cmd_place(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 0 },
-		{ "generate", required_argument, NULL, 0 },
-		{ "linkspeed-unit", required_argument, NULL, 0 },
-		{ "node-link", required_argument, NULL, 0 },
-		{ "uplink", required_argument, NULL, 0 },
+		TOPO_LONG_OPTIONS,
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "state", required_argument, NULL, 's' },
 		{ "nodes", required_argument, NULL, 'N' },

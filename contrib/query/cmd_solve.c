@@ -22,11 +22,7 @@ static void help(FILE *out)
 int cmd_solve(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 0 },
-		{ "generate", required_argument, NULL, 0 },
-		{ "linkspeed-unit", required_argument, NULL, 0 },
-		{ "node-link", required_argument, NULL, 0 },
-		{ "uplink", required_argument, NULL, 0 },
+		TOPO_LONG_OPTIONS,
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "state", required_argument, NULL, 's' },
 		{ "gpus-per-node", required_argument, NULL, 'g' },

@@ -215,11 +215,7 @@ out:
 int cmd_topology(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 0 },
-		{ "generate", required_argument, NULL, 0 },
-		{ "linkspeed-unit", required_argument, NULL, 0 },
-		{ "node-link", required_argument, NULL, 0 },
-		{ "uplink", required_argument, NULL, 0 },
+		TOPO_LONG_OPTIONS,
 		{ "write", required_argument, NULL, 'w' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },

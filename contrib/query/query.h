@@ -43,6 +43,15 @@ const char *fmt_time(char *buf, size_t n, int64_t us);
 #define FMT_N 32
 
 /* ---- topo_load.c ---- */
+/* The long options every subcommand that loads a topology takes (parsed by
+ * topo_opt(): their short value is 0). */
+#define TOPO_LONG_OPTIONS \
+	{ "topology", required_argument, NULL, 0 }, \
+	{ "generate", required_argument, NULL, 0 }, \
+	{ "linkspeed-unit", required_argument, NULL, 0 }, \
+	{ "node-link", required_argument, NULL, 0 }, \
+	{ "uplink", required_argument, NULL, 0 }
+
 struct topo_opts {
 	const char *path;            /* --topology FILE                 */
 	const char *generate;        /* --generate k=v,...              */
