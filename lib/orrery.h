@@ -394,7 +394,8 @@ void orrery_eval_free(orrery_eval_t *e);
 /* Rank candidate node sets for a job of n_nodes with an explicit profile.
  * free_nodes[i] != 0 marks topology node i as usable.  Ranking: locality
  * first (lowest common switch level, then fewest leaf switches, as
- * topology/tree's best fit), then score_min, then score_mean, then Slurm's
+ * topology/tree's best fit), then score_min, then score_mean, then the mean
+ * unshifted score (prefer candidates that need no shift), then Slurm's
  * node order.  At most opts.max_candidates are scored; the result is
  * deterministic.  Zero candidates is not an error. */
 typedef struct orrery_placement orrery_placement_t;

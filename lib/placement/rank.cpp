@@ -2,9 +2,13 @@
 //
 // Order: locality first, exactly as topology/tree would choose (lowest
 // common switch level, then fewest leaf switches), then the worst link
-// score, the mean link score, and finally Slurm's node order (the node
-// lists compared lexicographically), so the result is a total order and
-// deterministic.
+// score, the mean link score, then the mean score the links would have
+// with no shift at all, and finally Slurm's node order (the node lists
+// compared lexicographically), so the result is a total order and
+// deterministic.  The unshifted score breaks ties between candidates that
+// are equally good with their shifts in favour of the one that depends
+// least on them: a gate that drifts or disables itself (orrery-runtime(7))
+// then costs nothing there.
 #include <algorithm>
 
 #include "core/error.hpp"
@@ -12,9 +16,19 @@
 
 namespace orrery {
 
+static double unshifted_mean(const Evaluation &e)
+{
+	if (e.links.empty())
+		return 1.0;
+	double sum = 0.0;
+	for (const LinkEval &l : e.links)
+		sum += l.outcome.score_unshifted;
+	return sum / (double)e.links.size();
+}
+
 void rank_candidates(std::vector<Candidate> &cands)
 {
-	std::sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
+	std::stable_sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
 		if (a.lca_level != b.lca_level)
 			return a.lca_level < b.lca_level;
 		if (a.leaves != b.leaves)
@@ -23,6 +37,9 @@ void rank_candidates(std::vector<Candidate> &cands)
 			return a.eval.score_min > b.eval.score_min;
 		if (a.eval.score_mean != b.eval.score_mean)
 			return a.eval.score_mean > b.eval.score_mean;
+		double ua = unshifted_mean(a.eval), ub = unshifted_mean(b.eval);
+		if (ua != ub)
+			return ua > ub;
 		return a.nodes < b.nodes;
 	});
 }

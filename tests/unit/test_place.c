@@ -424,6 +424,35 @@ static void test_place_no_traffic(void **state)
 	orrery_cluster_free(c);
 }
 
+/* Two candidates both score 1 once shifted; the one whose uplinks nobody
+ * else uses (score 1 even unshifted) ranks first, although Slurm's node
+ * order alone would pick the one sharing job A's uplink. */
+static void test_prefers_less_shift_dependence(void **state)
+{
+	orrery_cluster_t *c = two_tier(4, 4, 100000);
+	orrery_profile_t *b = profile(HALF);
+	orrery_placement_t *p = NULL;
+	orrery_error_t err;
+	uint32_t a[] = {0, 1, 4, 5}, nodes[6];
+	uint8_t f[16];
+
+	add(c, 1, a, 4, HALF, 0);
+	mark_busy(f, 16, a, 4);
+	assert_int_equal(orrery_cluster_place(c, f, 6, b, &p, &err), ORRERY_OK);
+	assert_true(orrery_placement_count(p) >= 2);
+	/* Every 2-leaf candidate reaches 1 with its shift... */
+	for (size_t i = 0; i < orrery_placement_count(p); i++)
+		assert_true(orrery_eval_score_min(orrery_placement_eval(p, i)) > 1.0 - EPS);
+	/* ...but leaf3 + leaf4 needs none. */
+	assert_int_equal(orrery_placement_nodes(p, 0, nodes, 6), 6);
+	assert_int_equal(nodes[0], 8);
+	assert_int_equal(nodes[5], 13);
+	assert_int_equal(orrery_eval_shift_us(orrery_placement_eval(p, 0)), 0);
+	orrery_placement_free(p);
+	orrery_profile_free(b);
+	orrery_cluster_free(c);
+}
+
 /* core -> pod1, pod2 -> 3 leaves each -> 4 nodes.  pod1 has 2 free nodes
  * on each leaf (a 5-node job needs 3 leaves there, all uncontended); pod2
  * has 3 free on two leaves (2 leaves, but crossing job X's uplinks).
@@ -581,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_place_prefers_interleavable_links),
 		cmocka_unit_test(test_place_single_leaf),
 		cmocka_unit_test(test_place_no_traffic),
+		cmocka_unit_test(test_prefers_less_shift_dependence),
 		cmocka_unit_test(test_locality_first),
 		cmocka_unit_test(test_solve_chain),
 		cmocka_unit_test(test_solve_loop),
