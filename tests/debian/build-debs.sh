@@ -10,6 +10,7 @@
 # The tree is copied (tracked and untracked files git does not ignore), so
 # the checkout and its build directories are left alone.  Unit tests are not
 # run (DEB_BUILD_OPTIONS=nocheck): `make check` covers them.
+# ORRERY_KEEP=1 keeps the temporary directory (build.log, the .debs).
 # Prints one "ok"/"FAIL" line per check, then "N passed, M failed".
 set -u
 
@@ -34,7 +35,7 @@ if [ -z "$src" ]; then
 fi
 
 work=$(mktemp -d /tmp/orrery-debs.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+[ "${ORRERY_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 mkdir "$work/orrery"
 (cd "$top" && git ls-files -z --cached --others --exclude-standard |
 	rsync -a --from0 --files-from=- ./ "$work/orrery/")
@@ -54,7 +55,8 @@ for p in liborrery1 liborrery-dev orrery-tools slurm-spank-orrery slurm-select-o
 done
 [ -n "$(deb slurm-select-orrery)" ] && [ -n "$(deb slurm-spank-orrery)" ] || finish
 
-has() { dpkg-deb -c "$(deb "$1")" | awk '{print $6}' | grep -qx "./$2"; }
+# has PACKAGE PATH: the package ships PATH (exactly).
+has() { dpkg-deb -c "$(deb "$1")" | awk '{print $6}' | grep -x "./$2" >/dev/null; }
 check "spank_orrery.so in $plugindir" has slurm-spank-orrery "$plugindir/spank_orrery.so"
 check "plugstack snippet in /etc/slurm/plugstack.conf.d" \
 	has slurm-spank-orrery etc/slurm/plugstack.conf.d/orrery.conf
@@ -62,17 +64,24 @@ check "plugstack snippet is a conffile" sh -c \
 	"dpkg-deb -I '$(deb slurm-spank-orrery)' conffiles | grep -qx /etc/slurm/plugstack.conf.d/orrery.conf"
 check "select_orrery_cons_tres.so in $plugindir" \
 	has slurm-select-orrery "$plugindir/select_orrery_cons_tres.so"
-check "liborrery.so.1 in liborrery1" sh -c \
-	"dpkg-deb -c '$(deb liborrery1)' | grep -q 'usr/lib/$arch/liborrery.so.1'"
-check "orrery.h and orrery.pc in liborrery-dev" sh -c \
-	"dpkg-deb -c '$(deb liborrery-dev)' | grep -q usr/include/orrery.h &&
-	 dpkg-deb -c '$(deb liborrery-dev)' | grep -q pkgconfig/orrery.pc"
-check "orrery-query and its man page in orrery-tools" sh -c \
-	"dpkg-deb -c '$(deb orrery-tools)' | grep -q usr/bin/orrery-query &&
-	 dpkg-deb -c '$(deb orrery-tools)' | grep -q man1/orrery-query.1"
+check "liborrery.so.1 in liborrery1" has liborrery1 "usr/lib/$arch/liborrery.so.1"
+check "orrery.h in liborrery-dev" has liborrery-dev usr/include/orrery.h
+check "orrery.pc in liborrery-dev" has liborrery-dev "usr/lib/$arch/pkgconfig/orrery.pc"
+check "orrery-query in orrery-tools" has orrery-tools usr/bin/orrery-query
+check "orrery-query.1 in orrery-tools" has orrery-tools usr/share/man/man1/orrery-query.1.gz
+check "select-orrery.8 in slurm-select-orrery" \
+	has slurm-select-orrery usr/share/man/man8/select-orrery.8.gz
 check "no libtool archives shipped" sh -c \
-	"! for d in $work/*.deb; do dpkg-deb -c \$d; done | grep -q '\.la\$'"
+	"! for d in '$work'/*.deb; do dpkg-deb -c \"\$d\"; done | grep '[.]la\$' >/dev/null"
 
+# Without a Slurm source tree the build must stop and say what to set.
+refuses() {
+	local out
+	out=$(cd "$work/orrery" &&
+	      ORRERY_SLURM_SOURCE= debian/rules override_dh_auto_configure 2>&1) && return 1
+	grep -q "set ORRERY_SLURM_SOURCE" <<<"$out"
+}
+check "debian/rules refuses to configure without ORRERY_SLURM_SOURCE" refuses
 sel=$(dpkg-deb -f "$(deb slurm-select-orrery)" Depends)
 spk=$(dpkg-deb -f "$(deb slurm-spank-orrery)" Depends)
 echo "# slurm-select-orrery Depends: $sel"
@@ -81,6 +90,6 @@ check "select plugin depends on slurm-wlm-basic-plugins (= $slurm_version)" \
 	grep -qF "slurm-wlm-basic-plugins (= $slurm_version)" <<<"$sel"
 check "SPANK plugin depends on Slurm $majmin.x" \
 	grep -qF "slurm-wlm-basic-plugins (>= $majmin)" <<<"$spk"
-check "plugins depend on liborrery1" sh -c \
-	"grep -q liborrery1 <<<'$sel' && grep -q liborrery1 <<<'$spk'"
+check "select plugin depends on liborrery1" grep -qF liborrery1 <<<"$sel"
+check "SPANK plugin depends on liborrery1" grep -qF liborrery1 <<<"$spk"
 finish
