@@ -74,6 +74,19 @@ check "select-orrery.8 in slurm-select-orrery" \
 check "no libtool archives shipped" sh -c \
 	"! for d in '$work'/*.deb; do dpkg-deb -c \"\$d\"; done | grep '[.]la\$' >/dev/null"
 
+# The shipped binaries run from the packages alone, with no RPATH left
+# pointing into the build tree (libtool relinks at install time).
+x=$work/extracted
+for p in liborrery1 orrery-tools slurm-spank-orrery slurm-select-orrery; do
+	dpkg-deb -x "$(deb $p)" "$x"
+done
+no_rpath() { ! readelf -d "$1" | grep -E 'RPATH|RUNPATH' >/dev/null; }
+for f in "$x/$plugindir"/*.so "$x"/usr/bin/orrery-query "$x"/usr/bin/orrery-sim; do
+	check "no RPATH in ${f#$x/}" no_rpath "$f"
+done
+check "packaged orrery-query runs with the packaged liborrery" sh -c \
+	"LD_LIBRARY_PATH='$x/usr/lib/$arch' '$x/usr/bin/orrery-query' --help 2>&1 | grep Usage >/dev/null"
+
 # Without a Slurm source tree the build must stop and say what to set.
 refuses() {
 	local out
