@@ -90,6 +90,15 @@ rc=$?
 tail -n 4 "$build/distcheck.log"
 record distcheck $rc
 
+step "Debian packages (dpkg-buildpackage, contents, exact Slurm dependency)"
+if [ ${#slurm_src_opt[@]} -gt 0 ]; then
+	"$top/tests/debian/build-debs.sh" "${slurm_src_opt[0]#--with-slurm-source=}"
+	record "debian packages" $?
+else
+	echo "no Slurm source tree: the packages cannot be built"
+	record "debian packages" 1
+fi
+
 if [ $skip_cluster -eq 0 ]; then
 	plugins=$build/install/lib/slurm
 	step "integration: SPANK plugin, relay, srun/salloc, sacct (stand-in controller)"
