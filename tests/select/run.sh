@@ -9,13 +9,14 @@
 #   (default /var/tmp/orrery-select/plugins; configure with
 #   --with-slurm-plugindir=... and run `make install`).
 # Needs root, munge, slurmctld, slurmd, slurm-client.  Uses ports
-# 18000-18016 on 127.0.0.1 and state under /var/tmp/orrery-select/cluster.
+# 18000-18016 on 127.0.0.1 and state under /var/tmp/orrery-select/cluster
+# (ORRERY_SELECT_TEST_PORT and ORRERY_SELECT_TEST_BASE move them).
 # Prints one "ok"/"FAIL" line per check, then "N passed, M failed".
 set -u
 
 PLUGINDIR=${1:-/var/tmp/orrery-select/plugins}
-BASE=/var/tmp/orrery-select/cluster
-PORT=18000
+BASE=${ORRERY_SELECT_TEST_BASE:-/var/tmp/orrery-select/cluster}
+PORT=${ORRERY_SELECT_TEST_PORT:-18000}
 NNODES=8
 SYSPLUGINS=$(dirname "$(ls /usr/lib/*/slurm-wlm/select_cons_tres.so 2>/dev/null | head -n1)")
 HOST=$(hostname -s)
@@ -321,12 +322,13 @@ else
 	restart_ctld kill9
 	check "kill -9: K1 still running after the restart" \
 		test "$(t squeue -h -j "$k1" -o %T)" = RUNNING
-	check "kill -9: restored K1 from orrery_state" \
-		bash -c "grep 'select/orrery: restored [0-9]* jobs from' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'restored 1 jobs'"
 	check "kill -9: K1 keeps its ORR1: shift ($sk1 us)" \
 		test -n "$sk1" -a "$(orr "$k1" shift_us)" = "$sk1"
 	k2=$(t sbatch --parsable -N5 -n5 -c1 -o /dev/null --wrap 'sleep 30')
 	check "kill -9: new job K2 starts beside K1" wait_running "$k2"
+	# orrery_state is read when the first job_test builds the cluster.
+	check "kill -9: restored K1 from orrery_state" \
+		bash -c "grep 'select/orrery: restored [0-9]* jobs from' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'restored 1 jobs'"
 	sleep 1
 	sk2=$(orr "$k2" shift_us)
 	d=$(( ( (${sk2:-0} - ${sk1:-0}) % 100000 + 100000) % 100000 ))
