@@ -76,7 +76,7 @@ SlurmdUser=root
 AuthType=auth/munge
 AuthInfo=socket=$BASE/run/munge.sock
 CredType=cred/munge
-PluginDir=$SYSPLUGINS:$PLUGINDIR
+PluginDir=$PLUGINDIR:$SYSPLUGINS
 StateSaveLocation=$BASE/state
 SlurmdSpoolDir=$BASE/spool/%n
 SlurmctldPidFile=$BASE/run/slurmctld.pid
