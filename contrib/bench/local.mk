@@ -29,3 +29,7 @@ bench: bench-place
 bench-place: contrib/bench/bench_place$(EXEEXT)
 	contrib/bench/bench_place
 .PHONY: bench-place
+
+# select-job-test: job_test of select/orrery_cons_tres vs cons_tres in a
+# real slurmctld with 16/64/256 emulated nodes (root; not run by `make bench`).
+EXTRA_DIST += contrib/bench/select-job-test

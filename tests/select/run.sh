@@ -9,13 +9,14 @@
 #   (default /var/tmp/orrery-select/plugins; configure with
 #   --with-slurm-plugindir=... and run `make install`).
 # Needs root, munge, slurmctld, slurmd, slurm-client.  Uses ports
-# 18000-18016 on 127.0.0.1 and state under /var/tmp/orrery-select/cluster.
+# 18000-18016 on 127.0.0.1 and state under /var/tmp/orrery-select/cluster
+# (ORRERY_SELECT_TEST_PORT and ORRERY_SELECT_TEST_BASE move them).
 # Prints one "ok"/"FAIL" line per check, then "N passed, M failed".
 set -u
 
 PLUGINDIR=${1:-/var/tmp/orrery-select/plugins}
-BASE=/var/tmp/orrery-select/cluster
-PORT=18000
+BASE=${ORRERY_SELECT_TEST_BASE:-/var/tmp/orrery-select/cluster}
+PORT=${ORRERY_SELECT_TEST_PORT:-18000}
 NNODES=8
 SYSPLUGINS=$(dirname "$(ls /usr/lib/*/slurm-wlm/select_cons_tres.so 2>/dev/null | head -n1)")
 HOST=$(hostname -s)
@@ -75,7 +76,7 @@ SlurmdUser=root
 AuthType=auth/munge
 AuthInfo=socket=$BASE/run/munge.sock
 CredType=cred/munge
-PluginDir=$SYSPLUGINS:$PLUGINDIR
+PluginDir=$PLUGINDIR:$SYSPLUGINS
 StateSaveLocation=$BASE/state
 SlurmdSpoolDir=$BASE/spool/%n
 SlurmctldPidFile=$BASE/run/slurmctld.pid
@@ -101,10 +102,26 @@ InactiveLimit=0
 KillWait=2
 MinJobAge=300
 Prolog=$BASE/etc/prolog.sh
+Epilog=$BASE/etc/epilog.sh
 PrologFlags=Alloc
-NodeName=o[1-$NNODES] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((PORT + 1))-$((PORT + NNODES)) CPUs=2 RealMemory=1000 State=UNKNOWN
+GresTypes=gpu
+PlugStackConfig=$BASE/etc/plugstack.conf
+NodeName=o[1-$NNODES] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((PORT + 1))-$((PORT + NNODES)) CPUs=2 RealMemory=1000 Gres=gpu:8 State=UNKNOWN
 PartitionName=main Nodes=o[1-$NNODES] Default=YES MaxTime=10 State=UP
 EOF
+# Count-only GPUs: Slurm 22.05 drops a gpu GRES without File=, and File=
+# must be a device; links to /dev/null stand in (as orrery-cluster does).
+mkdir -p "$BASE/dev"
+for g in $(seq 0 7); do ln -sfn /dev/null "$BASE/dev/gpu$g"; done
+printf 'AutoDetect=off\nNodeName=o[1-%s] Name=gpu File=%s/dev/gpu[0-7]\n' \
+	$NNODES "$BASE" >"$BASE/etc/gres.conf"
+# orrery's SPANK plugin (--comm-profile), when it was installed beside us.
+SPANK=$PLUGINDIR/spank_orrery.so
+if [ -f "$SPANK" ]; then
+	echo "required $SPANK runtime_dir=$BASE/spool/%n/orrery" >"$BASE/etc/plugstack.conf"
+else
+	: >"$BASE/etc/plugstack.conf"
+fi
 half=$((NNODES / 2))
 cat >"$BASE/etc/topology.conf" <<EOF
 SwitchName=leaf0 Nodes=o[1-$half]
@@ -132,7 +149,12 @@ cat >"$BASE/etc/prolog.sh" <<EOF
 env | grep '^SPANK_ORRERY_' | sort >"$BASE/log/prolog-\$SLURM_JOB_ID-\$SLURMD_NODENAME" || true
 exit 0
 EOF
-chmod 755 "$BASE/etc/prolog.sh"
+cat >"$BASE/etc/epilog.sh" <<EOF
+#!/bin/sh
+env | grep '^SPANK_ORRERY_' | sort >"$BASE/log/epilog-\$SLURM_JOB_ID-\$SLURMD_NODENAME" || true
+exit 0
+EOF
+chmod 755 "$BASE/etc/prolog.sh" "$BASE/etc/epilog.sh"
 
 # ------------------------------------------------------------------ daemons
 slurmctld -D -i >"$BASE/log/slurmctld.out" 2>&1 &
@@ -199,15 +221,21 @@ wait_running() {
 }
 # Stop our slurmctld and start it again (its jobs keep running);
 # "corrupt" first overwrites orrery_state with random bytes.
+# "kill9" kills it with SIGKILL instead of TERM (no state saved at exit);
+# "clear" starts it with -c (no job state: after a SelectType change).
 restart_ctld() {
-	kill -TERM $CTLD
+	local sig=TERM opt=-i
+	[ "${1:-}" = kill9 ] && sig=KILL
+	[ "${1:-}" = clear ] && opt=-c
+	kill -$sig $CTLD
 	for _ in $(seq 100); do kill -0 $CTLD 2>/dev/null || break; sleep 0.1; done
+	wait $CTLD 2>/dev/null
 	[ "${1:-}" = corrupt ] && head -c 300 /dev/urandom >"$BASE/state/orrery_state"
-	slurmctld -D -i >>"$BASE/log/slurmctld.out" 2>&1 &
+	slurmctld -D $opt >>"$BASE/log/slurmctld.out" 2>&1 &
 	PIDS+=($!)
 	CTLD=$!
 	for _ in $(seq 100); do t scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
-	for _ in $(seq 100); do [ "$(t sinfo -h -N -t idle,mix,alloc -o %N | sort -u | wc -l)" -eq $NNODES ] && break; sleep 0.2; done
+	for _ in $(seq 100); do [ "$(t sinfo -h -N -t idle,mix,alloc -o %N 2>/dev/null | sort -u | wc -l)" -eq $NNODES ] && break; sleep 0.2; done
 }
 if grep -q 'liborrery lacks' "$BASE/log/slurmctld.log"; then
 	echo "skip - placement checks: $(grep -o 'liborrery lacks [a-z_]*' "$BASE/log/slurmctld.log" | head -n1)"
@@ -280,6 +308,102 @@ else
 	check "corrupt orrery_state: one error line, started empty" \
 		grep -q "select/orrery: $BASE/state/orrery_state: .*; starting with no running jobs" "$BASE/log/slurmctld.log"
 	check "slurmctld survived the faults" kill -0 $CTLD
+
+	# ---------------------------------------------------------- kill -9
+	# SIGKILL leaves no chance to save anything at exit: orrery_state as
+	# written at job_begin and Slurm's own job state must be enough.
+	restart_ctld	# again without fault injection
+	k1=$(t sbatch --parsable -N5 -n5 -c1 -o /dev/null --wrap 'sleep 60')
+	check "kill -9: profiled job K1 starts" wait_running "$k1"
+	sk1=$(orr "$k1" shift_us)
+	# slurmctld's state-save thread writes job state at most every
+	# SAVE_MAX_WAIT (5 s): killed sooner, Slurm itself would requeue K1.
+	sleep 7
+	restart_ctld kill9
+	check "kill -9: K1 still running after the restart" \
+		test "$(t squeue -h -j "$k1" -o %T)" = RUNNING
+	check "kill -9: K1 keeps its ORR1: shift ($sk1 us)" \
+		test -n "$sk1" -a "$(orr "$k1" shift_us)" = "$sk1"
+	k2=$(t sbatch --parsable -N5 -n5 -c1 -o /dev/null --wrap 'sleep 30')
+	check "kill -9: new job K2 starts beside K1" wait_running "$k2"
+	# orrery_state is read when the first job_test builds the cluster.
+	check "kill -9: restored K1 from orrery_state" \
+		bash -c "grep 'select/orrery: restored [0-9]* jobs from' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'restored 1 jobs'"
+	sleep 1
+	sk2=$(orr "$k2" shift_us)
+	d=$(( ( (${sk2:-0} - ${sk1:-0}) % 100000 + 100000) % 100000 ))
+	check "kill -9: K2 is shifted half a period from restored K1 (K1=$sk1 K2=$sk2 us)" \
+		test -n "$sk2" -a $d -ge 49000 -a $d -le 51000
+	t scancel "$k1" "$k2"
+	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
+	sleep 1
+	ep=$(ls "$BASE"/log/epilog-"$k1"-* 2>/dev/null | head -n1)
+	check "kill -9: K1's epilog still sees SPANK_ORRERY_SHIFT_US=$sk1" \
+		grep -qx "SPANK_ORRERY_SHIFT_US=$sk1" "${ep:-/dev/null}"
+
+	# ---------------------------------------------------------- GPUs
+	# GRES are cons_tres's business: orrery narrows the node bitmap only.
+	# Total GPUs of a job from `scontrol show job -d' (Nodes=... GRES=gpu:N(...)).
+	gpus_total() {
+		t scontrol show job -d "$1" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=gpu:\([0-9]*\).*/\1 \2/p' |
+			while read -r nl n; do
+				echo $(( $(t scontrol show hostnames "$nl" | wc -l) * n ))
+			done | awk '{ s += $1 } END { print s + 0 }'
+	}
+	gpu_job() {	# gpu_job CHECK-NAME EXPECT-PER-NODE EXPECT-TOTAL SBATCH-ARGS...
+		local what=$1 per=$2 tot=$3 j tres; shift 3
+		j=$(t sbatch --parsable -o /dev/null "$@" --wrap 'sleep 20')
+		if ! wait_running "$j"; then bad "$what: did not start"; t scancel "$j"; return; fi
+		# (TRES lists gres/gpu only with slurmdbd; JOB_GRES is cons_tres's.)
+		tres=$(t scontrol show job -d "$j" | sed -n 's/.*JOB_GRES=\([^ ]*\).*/\1/p')
+		check "$what: JOB_GRES=gpu:$tot ($tres)" test "$tres" = "gpu:$tot"
+		check "$what: $tot GPUs allocated in total" test "$(gpus_total "$j")" = "$tot"
+		[ -n "$per" ] && check "$what: every node got gpu:$per" \
+			bash -c "timeout 10 scontrol show job -d $j | grep -q 'GRES=gpu:' && ! timeout 10 scontrol show job -d $j | grep '^ *Nodes=.*GRES=gpu:' | grep -vq 'GRES=gpu:$per('"
+		check "$what: orrery placed it (ORR1: record)" test -n "$(orr "$j" shift_us)"
+		t scancel "$j"
+		for _ in $(seq 100); do [ -z "$(t squeue -h -j "$j" -o %T)" ] && break; sleep 0.1; done
+	}
+	gpu_job "-N2 --gpus-per-node=8" 8 16 -N2 --gpus-per-node=8
+	if [ -f "$SPANK" ]; then
+		gpu_job "-N2 --gpus-per-node=8 --comm-profile" 8 16 -N2 --gpus-per-node=8 \
+			--comm-profile='period=100ms;up=0ms+50ms@80Gbps'
+	else
+		echo "skip - --comm-profile GPU job: no $SPANK"
+	fi
+	gpu_job "-N2 --gpus=12" "" 12 -N2 --gpus=12
+
+	# ---------------------------------------------------------- off
+	# mode=off: the same two heavy jobs land where plain cons_tres puts
+	# them.
+	heavy_nodes() {
+		local h1 h2 r
+		h1=$(t sbatch --parsable -N3 -n6 -c1 -o /dev/null --wrap 'sleep 20')
+		wait_running "$h1"
+		h2=$(t sbatch --parsable -N3 -n6 -c1 -o /dev/null --wrap 'sleep 20')
+		wait_running "$h2"
+		r="$(field "$h1" NodeList) $(field "$h2" NodeList)"
+		t scancel "$h1" "$h2"
+		for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
+		for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+		echo "$r"
+	}
+	# Both runs start from a cleared slurmctld (-c) with all nodes idle.
+	sed -i 's/^mode=.*/mode=off/' "$BASE/etc/orrery.conf"
+	restart_ctld clear
+	for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+	check "mode=off: slurmctld logged it" \
+		bash -c "grep 'select/orrery: mode=' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'mode=off'"
+	off_nodes=$(heavy_nodes)
+	sed -i 's|^SelectType=.*|SelectType=select/cons_tres|' "$BASE/etc/slurm.conf"
+	restart_ctld clear
+	for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+	check "SelectType=select/cons_tres now" \
+		bash -c "timeout 10 scontrol show config | grep -Eq '^SelectType += select/cons_tres$'"
+	ct_nodes=$(heavy_nodes)
+	check "off mode places like cons_tres (off: $off_nodes; cons_tres: $ct_nodes)" \
+		test -n "$ct_nodes" -a "$off_nodes" = "$ct_nodes"
+	sed -i 's|^SelectType=.*|SelectType=select/orrery_cons_tres|' "$BASE/etc/slurm.conf"
 fi
 
 echo "$pass passed, $failed failed"

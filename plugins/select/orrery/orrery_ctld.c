@@ -132,8 +132,19 @@ static struct {
 
 static struct {
 	uint64_t tested, placements, narrowed, fallbacks, begun;
+	/* Wall time of select_p_job_test: in total, and the part spent in
+	 * cons_tres's job_test (every delegated call, narrowed or not). */
+	uint64_t jt_calls, jt_ns, ct_calls, ct_ns;
 	time_t last_log;
 } stats;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
 
 static bool orr_debug(void)
 {
@@ -149,11 +160,17 @@ static void log_stats_locked(bool force)
 	stats.last_log = now;
 	info("select/orrery: mode=%s profiled_tests=%"PRIu64
 	     " placements=%"PRIu64" narrowed=%"PRIu64" begun=%"PRIu64
-	     " fallbacks=%"PRIu64" jobs=%zu",
+	     " fallbacks=%"PRIu64" jobs=%zu job_tests=%"PRIu64
+	     " job_test_us=%"PRIu64" cons_tres_calls=%"PRIu64
+	     " cons_tres_us=%"PRIu64,
 	     orrery_mode_name(conf_ok ? ocnf.mode : ORRERY_MODE_OFF),
 	     stats.tested, stats.placements, stats.narrowed, stats.begun,
 	     stats.fallbacks,
-	     g.cluster ? orrery_cluster_job_count(g.cluster) : (size_t) 0);
+	     g.cluster ? orrery_cluster_job_count(g.cluster) : (size_t) 0,
+	     __atomic_load_n(&stats.jt_calls, __ATOMIC_RELAXED),
+	     __atomic_load_n(&stats.jt_ns, __ATOMIC_RELAXED) / 1000,
+	     __atomic_load_n(&stats.ct_calls, __ATOMIC_RELAXED),
+	     __atomic_load_n(&stats.ct_ns, __ATOMIC_RELAXED) / 1000);
 }
 
 static void fallback(job_record_t *job_ptr, const char *fmt, ...)
@@ -547,6 +564,7 @@ void orrery_ctld_fini(void)
 void orrery_ctld_reconfigure(void)
 {
 	slurm_mutex_lock(&lock);
+	log_stats_locked(true);	/* counters up to now, e.g. for benchmarks */
 	save_state_locked();
 	load_conf_locked();
 	g.need_build = true;
@@ -585,11 +603,18 @@ void orrery_ctld_job_init(List job_list)
 	slurm_mutex_unlock(&lock);
 }
 
+/* cons_tres's job_test, timed.  Called with and without `lock` (always
+ * under slurmctld's job write lock), hence the atomic adds. */
 static int delegate(orrery_job_test_args_t *a, bitstr_t *bitmap)
 {
-	return a->delegate(a->job_ptr, bitmap, a->min_nodes, a->max_nodes,
-			   a->req_nodes, a->mode, a->preemptee_candidates,
-			   a->preemptee_job_list, a->exc_core_bitmap);
+	uint64_t t0 = now_ns();
+	int rc = a->delegate(a->job_ptr, bitmap, a->min_nodes, a->max_nodes,
+			     a->req_nodes, a->mode, a->preemptee_candidates,
+			     a->preemptee_job_list, a->exc_core_bitmap);
+
+	__atomic_fetch_add(&stats.ct_ns, now_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats.ct_calls, 1, __ATOMIC_RELAXED);
+	return rc;
 }
 
 /* Try the ranked candidates; SLURM_SUCCESS with a->bitmap narrowed, or
@@ -671,7 +696,19 @@ out:
 	return rc;
 }
 
+static int job_test(orrery_job_test_args_t *a);
+
 int orrery_ctld_job_test(orrery_job_test_args_t *a)
+{
+	uint64_t t0 = now_ns();
+	int rc = job_test(a);
+
+	__atomic_fetch_add(&stats.jt_ns, now_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats.jt_calls, 1, __ATOMIC_RELAXED);
+	return rc;
+}
+
+static int job_test(orrery_job_test_args_t *a)
 {
 	job_record_t *job_ptr = a->job_ptr;
 	bool narrow;
