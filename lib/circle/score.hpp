@@ -32,6 +32,10 @@ struct LinkScore {
 // this fraction of C (rounding noise is not congestion).
 constexpr double kOverEpsilon = 1e-9;
 
+// Most demand-vector operations the heuristic search may plan for; past
+// it, candidate rotations are thinned (doc/orrery-score.7).
+constexpr double kHeuristicMaxOps = 1e9;
+
 // Score of per-job demand vectors (already rotated), all of one length.
 // capacity 0 = unknown: score 1, over fraction 0.
 double score_of(const std::vector<std::vector<double>> &demand,
