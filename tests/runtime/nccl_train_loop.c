@@ -4,6 +4,8 @@
  * phase of K collectives, on one or two communicators, optionally inside
  * a group, from one or two threads, the first C iterations on a stream
  * "being captured into a CUDA graph" (the stand-in's capturing stream).
+ * With -s US, each iteration has a second burst of K collectives US after
+ * the first (a profile with two Up phases); its lines have indexes K..2K-1.
  * Linked against libnccl (the test
  * stand-in, tests/runtime/fake-nccl), run with LD_PRELOAD=liborrery-nccl.so.
  *
@@ -28,7 +30,7 @@ int64_t fake_nccl_last_start_us(void);
 
 static int iters = 20, k_colls = 4, n_comms = 1, grouped, n_threads = 1,
 	   capture_first;
-static int64_t compute_us = 25000;
+static int64_t compute_us = 25000, second_us = -1;
 static size_t bytes = 1 << 20;
 static FILE *out;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,10 +43,9 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void compute(void)
+static void compute(int64_t us)
 {
-	struct timespec ts = { .tv_sec = compute_us / 1000000,
-			       .tv_nsec = (compute_us % 1000000) * 1000 };
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
 }
@@ -55,42 +56,54 @@ struct worker {
 	int rc;
 };
 
-static void *loop(void *arg)
+/* One burst of k_colls collectives; lines get indexes first..first+k-1. */
+static void burst(struct worker *w, int iter, int first, int cap)
 {
-	struct worker *w = arg;
 	int64_t entered[64], returned[64], released[64];
-	int i, j, c[64];
+	cudaStream_t stream = cap ? FAKE_CAPTURING_STREAM : NULL;
+	int j, c[64];
 
-	for (i = 0; i < iters; i++) {
-		int cap = i < capture_first;
-		cudaStream_t stream = cap ? FAKE_CAPTURING_STREAM : NULL;
-
-		compute();
-		if (grouped && ncclGroupStart() != ncclSuccess)
+	if (grouped && ncclGroupStart() != ncclSuccess)
+		w->rc = 1;
+	for (j = 0; j < k_colls; j++) {
+		c[j] = j % n_comms;
+		entered[j] = now_us();
+		if (ncclAllReduce(NULL, NULL, bytes / 4, ncclFloat32, ncclSum,
+				  w->comms[c[j]], stream) != ncclSuccess)
+			w->rc = 1;
+		returned[j] = now_us();
+		released[j] = fake_nccl_last_start_us();
+	}
+	if (grouped) {
+		if (ncclGroupEnd() != ncclSuccess)
 			w->rc = 1;
 		for (j = 0; j < k_colls; j++) {
-			c[j] = j % n_comms;
-			entered[j] = now_us();
-			if (ncclAllReduce(NULL, NULL, bytes / 4, ncclFloat32, ncclSum,
-					  w->comms[c[j]], stream) != ncclSuccess)
-				w->rc = 1;
 			returned[j] = now_us();
 			released[j] = fake_nccl_last_start_us();
 		}
-		if (grouped) {
-			if (ncclGroupEnd() != ncclSuccess)
-				w->rc = 1;
-			for (j = 0; j < k_colls; j++) {
-				returned[j] = now_us();
-				released[j] = fake_nccl_last_start_us();
-			}
+	}
+	pthread_mutex_lock(&out_lock);
+	for (j = 0; j < k_colls; j++)
+		fprintf(out, "%d %d %d %d %lld %lld %lld %d\n", w->id, iter, first + j, c[j],
+			(long long)entered[j], (long long)released[j],
+			(long long)returned[j], cap);
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void *loop(void *arg)
+{
+	struct worker *w = arg;
+	int i;
+
+	for (i = 0; i < iters; i++) {
+		int cap = i < capture_first;
+
+		compute(compute_us);
+		burst(w, i, 0, cap);
+		if (second_us >= 0) {
+			compute(second_us);
+			burst(w, i, k_colls, cap);
 		}
-		pthread_mutex_lock(&out_lock);
-		for (j = 0; j < k_colls; j++)
-			fprintf(out, "%d %d %d %d %lld %lld %lld %d\n", w->id, i, j, c[j],
-				(long long)entered[j], (long long)released[j],
-				(long long)returned[j], cap);
-		pthread_mutex_unlock(&out_lock);
 	}
 	return NULL;
 }
@@ -98,7 +111,7 @@ static void *loop(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: nccl_train_loop [-n iters] [-c compute_us] [-k collectives] "
-		"[-b bytes] [-m 1|2 comms] [-g] [-t 1|2 threads] [-C capture_first] [-o file]\n");
+		"[-s second_burst_us] [-b bytes] [-m 1|2 comms] [-g] [-t 1|2 threads] [-C captured_first] [-o file]\n");
 	exit(2);
 }
 
@@ -109,10 +122,11 @@ int main(int argc, char **argv)
 	int opt, i, rc = 0;
 
 	out = stdout;
-	while ((opt = getopt(argc, argv, "n:c:k:b:m:gt:C:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:s:k:b:m:gt:C:o:")) != -1) {
 		switch (opt) {
 		case 'n': iters = atoi(optarg); break;
 		case 'c': compute_us = atoll(optarg); break;
+		case 's': second_us = atoll(optarg); break;
 		case 'k': k_colls = atoi(optarg); break;
 		case 'b': bytes = strtoull(optarg, NULL, 10); break;
 		case 'm': n_comms = atoi(optarg); break;
