@@ -59,4 +59,4 @@ tests_runtime_nccl_train_loop_LDADD = tests/runtime/fake-nccl/libnccl.la -lpthre
 # the tests run it under LD_PRELOAD.
 tests_runtime_nccl_train_loop_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += tests/runtime/nccl.sh
-EXTRA_DIST += tests/runtime/nccl.sh tests/runtime/releases.awk
+EXTRA_DIST += tests/runtime/nccl.sh tests/runtime/releases.awk tests/runtime/cluster.sh
