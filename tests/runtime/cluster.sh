@@ -185,6 +185,30 @@ t_bad_option() {
 	fi
 }
 
+# sbatch --comm-gate=auto: the option reaches the steps of the batch job.
+t_sbatch() {
+	local id st deadline res
+	id=$(timeout 20 sbatch --parsable -J rt-sbatch -N1 --comm-profile="$PROFILE" --comm-gate=auto \
+		-o "$OUT/sbatch.log" --wrap "srun $OUT/task.sh sbatch" 2>"$OUT/sbatch.err")
+	[ -n "$id" ] || { not_ok "sbatch --comm-gate=auto submitted" "$(cat "$OUT/sbatch.err")"; return; }
+	deadline=$(( $(date +%s) + 90 ))
+	while :; do
+		st=$(timeout 5 scontrol -o show job "$id" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
+		case $st in ''|PENDING|CONFIGURING|RUNNING|COMPLETING) ;; *) break ;; esac
+		[ "$(date +%s)" -lt "$deadline" ] || break
+		sleep 1
+	done
+	case $(envval "$OUT/sbatch.env.0" LD_PRELOAD 2>/dev/null) in
+	"$GATE"*)
+		[ "$(sed -n 's/^phases=//p' "$OUT/sbatch.stats.0" 2>/dev/null)" = 10 ] &&
+			ok "sbatch --comm-gate=auto: the job's srun step is gated (10 phases)" ||
+			not_ok "sbatch --comm-gate=auto: the step's runtime counted 10 phases" "$(cat "$OUT/sbatch.stats.0" 2>/dev/null)" ;;
+	*) not_ok "sbatch --comm-gate=auto: the job's srun step gets the interposer" "state=$st" \
+		"$(cat "$OUT/sbatch.env.0" 2>/dev/null)" "$(tail -n 3 "$OUT/sbatch.log" 2>/dev/null)" ;;
+	esac
+}
+
 t_bad_option
 t_gated
 t_default_off
+t_sbatch
