@@ -1,0 +1,100 @@
+/*
+ * orrery_runtime.h - the job-side runtime of orrery (liborrery-runtime).
+ *
+ * A training process calls orrery_runtime_wait_for_slot() before the first
+ * communication of each iteration; the runtime holds it until the job's
+ * next slot (orrery-runtime(7)):
+ *
+ *     slot_k = EPOCH + PHASE_OFFSET + SHIFT + k * PERIOD
+ *
+ * Everything comes from the environment the SPANK plugin sets
+ * (orrery-env(7)).  A process without those variables gets a no-op
+ * runtime: every call succeeds and nothing waits.  A job never fails
+ * because of the runtime.
+ *
+ * Plain C, no C++ runtime, no liborrery: safe to load into any training
+ * process (directly, through ctypes, or under the NCCL interposer
+ * liborrery-nccl.so, which shares this one runtime per process).
+ * Thread-safe: every call may be made from any thread.
+ * Times are CLOCK_REALTIME microseconds since the Unix epoch.
+ */
+#ifndef ORRERY_RUNTIME_H
+#define ORRERY_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ORRERY_RUNTIME_API_VERSION 1
+
+/* Counters of the gate since init (copied from the gate policy, see
+ * orrery-runtime(7)), the parameters in force, and record-mode counts.
+ * Fixed-width fields only, so ctypes mirrors it easily. */
+typedef struct orrery_runtime_stats {
+	uint64_t phases;         /* phases that asked the gate             */
+	uint64_t on_slot;        /* released on a slot (waited or exact)   */
+	uint64_t late;           /* released within the tolerance, late    */
+	uint64_t missed;         /* missed a slot, waited for the next     */
+	uint64_t passthrough;    /* released ungated after disabling       */
+	int64_t total_wait_us;
+	int64_t max_wait_us;
+	int64_t total_late_us;   /* drift absorbed by the tolerance        */
+	int64_t period_us;       /* 0 for a no-op runtime                  */
+	int64_t slot_base_us;    /* EPOCH + PHASE_OFFSET + SHIFT           */
+	uint64_t recorded;       /* record mode: collectives written       */
+	uint64_t record_dropped; /* record mode: over the line limit       */
+	int32_t active;          /* 1 if gating, 0 for a no-op runtime     */
+	int32_t disabled;        /* 1 once the gate's miss limit was hit   */
+} orrery_runtime_stats_t;
+
+/* Read the environment (idempotent; later calls return the first answer).
+ * Returns 1 if gating is active, 0 for a no-op runtime (variables absent
+ * or invalid, or ORRERY_GATE=off: one stderr line says why at
+ * ORRERY_RUNTIME_VERBOSE >= 1).  Never fails.  Registers finish() with
+ * atexit(). */
+int orrery_runtime_init(void);
+int orrery_runtime_active(void);
+
+/* Block until the gate releases this phase (calls init if needed).
+ * Returns the microseconds waited; 0 at once for a no-op runtime. */
+int64_t orrery_runtime_wait_for_slot(void);
+
+/* The gate's decision for a phase ready at now_us, without sleeping: the
+ * time to release it (>= now_us).  Counts in the statistics like
+ * wait_for_slot().  A no-op runtime returns now_us. */
+int64_t orrery_runtime_release_at(int64_t now_us);
+
+/* Current CLOCK_REALTIME in microseconds (the clock of the slots). */
+int64_t orrery_runtime_now_us(void);
+
+void orrery_runtime_stats(orrery_runtime_stats_t *out);
+
+/* Write the statistics file (ORRERY_RUNTIME_STATS, key=value lines,
+ * written to a temporary name and renamed), print a summary line on
+ * stderr at verbose >= 1 and flush the record-mode timeline.  Called by
+ * atexit(); calling it earlier is fine (the exit call then only rewrites
+ * the files).  0 on success, -1 if a file could not be written (the
+ * reason is printed on stderr at verbose >= 1). */
+int orrery_runtime_finish(void);
+
+/* Record mode (ORRERY_RECORD=PREFIX, orrery-timeline(5)): one line per
+ * collective in PREFIX.<host>.<pid>.timeline.  comm: a short id of the
+ * communicator (at most 31 characters kept); op: allreduce, allgather,
+ * reducescatter, broadcast, reduce, send, recv or alltoall.  Returns 1
+ * if recorded, 0 if record mode is off or the line limit was reached,
+ * -1 on bad arguments. */
+int orrery_runtime_record(int64_t start_us, int64_t end_us, uint64_t bytes,
+			  const char *comm, const char *op);
+/* Who records: "nccl" (the interposer), "torch", "fake" (tests).  Must be
+ * called before the first record; the default is "app". */
+int orrery_runtime_set_source(const char *source);
+/* 1 if ORRERY_RECORD is set (and init has run). */
+int orrery_runtime_recording(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ORRERY_RUNTIME_H */

@@ -1,0 +1,216 @@
+/*
+ * record.c - record mode: one line per collective, for profile capture
+ * (orrery-timeline(5)).
+ *
+ * ORRERY_RECORD=PREFIX turns it on; the file is PREFIX.<host>.<pid>.timeline.
+ * Memory is bounded: records are buffered RECORD_BUF at a time (about
+ * 240 KiB) and appended to the file whenever the buffer fills and at
+ * finish.  The file is bounded too: after ORRERY_RECORD_MAX_LINES lines
+ * (default 1,000,000, about 60 MB) later collectives are counted as
+ * dropped, and a "# dropped N" comment says so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime_internal.h"
+
+#define RECORD_BUF 4096
+#define RECORD_MAX_LINES_DEFAULT 1000000ULL
+#define RECORD_MAX_LINES_LIMIT 100000000ULL
+#define COMM_MAX 31
+
+static const char *const ops[] = { "allreduce", "allgather", "reducescatter",
+				   "broadcast", "reduce", "send", "recv",
+				   "alltoall" };
+
+struct rec_entry {
+	int64_t start_us, end_us;
+	uint64_t bytes;
+	char comm[COMM_MAX + 1];
+	uint8_t op;
+};
+
+static struct {
+	int enabled;
+	char path[RT_PATH_MAX];
+	char source[16];
+	FILE *f;
+	int failed;               /* the file could not be written: stop */
+	struct rec_entry *buf;
+	size_t n;
+	uint64_t max_lines;
+	uint64_t count;           /* accepted (buffered or written) */
+	uint64_t dropped;
+	uint64_t dropped_noted;   /* drops already noted in the file */
+} rec = { .source = "app" };
+
+void rec_init(void)
+{
+	const char *prefix = getenv("ORRERY_RECORD");
+	const char *max = getenv("ORRERY_RECORD_MAX_LINES");
+	int n;
+
+	if (!prefix || !prefix[0])
+		return;
+	rec.max_lines = RECORD_MAX_LINES_DEFAULT;
+	if (max) {
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(max, &end, 10);
+		if (errno || *end || !max[0] || max[0] == '-' || v == 0 ||
+		    v > RECORD_MAX_LINES_LIMIT)
+			rt_log(1, RT_PREFIX "ORRERY_RECORD_MAX_LINES='%.32s': not in 1..%llu; using %llu",
+			       max, RECORD_MAX_LINES_LIMIT, RECORD_MAX_LINES_DEFAULT);
+		else
+			rec.max_lines = v;
+	}
+	n = snprintf(rec.path, sizeof(rec.path), "%s.%s.%ld.timeline", prefix,
+		     rt.host, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof(rec.path)) {
+		rt_log(1, RT_PREFIX "ORRERY_RECORD: prefix too long: not recording");
+		return;
+	}
+	rec.buf = calloc(RECORD_BUF, sizeof(*rec.buf));
+	if (!rec.buf) {
+		rt_log(1, RT_PREFIX "ORRERY_RECORD: out of memory: not recording");
+		return;
+	}
+	rec.enabled = 1;
+	rt_log(1, RT_PREFIX "recording collectives to %s", rec.path);
+}
+
+int rec_enabled(void)
+{
+	return rec.enabled;
+}
+
+uint64_t rec_count(void)
+{
+	return rec.count;
+}
+
+uint64_t rec_dropped(void)
+{
+	return rec.dropped;
+}
+
+static int rec_open(void)
+{
+	int fd;
+
+	fd = open(rec.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(rec.f = fdopen(fd, "w"))) {
+		rt_log(1, RT_PREFIX "cannot write %s: %s: not recording", rec.path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		rec.failed = 1;
+		return -1;
+	}
+	fprintf(rec.f, "# orrery-timeline 1\n");
+	fprintf(rec.f, "# host=%s pid=%ld rank=%ld source=%s\n", rt.host,
+		(long)getpid(), rt.rank, rec.source);
+	return 0;
+}
+
+int rec_flush(int final)
+{
+	size_t i;
+
+	if (!rec.enabled || rec.failed)
+		return rec.failed ? -1 : 0;
+	if (!rec.f && rec_open() < 0)
+		return -1;
+	for (i = 0; i < rec.n; i++) {
+		const struct rec_entry *e = &rec.buf[i];
+
+		fprintf(rec.f, "%" PRId64 " %" PRId64 " %" PRIu64 " %s %s\n",
+			e->start_us, e->end_us, e->bytes, e->comm, ops[e->op]);
+	}
+	rec.n = 0;
+	if (final && rec.dropped > rec.dropped_noted) {
+		fprintf(rec.f, "# dropped %" PRIu64 " (ORRERY_RECORD_MAX_LINES=%" PRIu64 ")\n",
+			rec.dropped, rec.max_lines);
+		rec.dropped_noted = rec.dropped;
+	}
+	if (fflush(rec.f) != 0 || ferror(rec.f)) {
+		rt_log(1, RT_PREFIX "writing %s: %s: not recording any more", rec.path,
+		       strerror(errno));
+		rec.failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int orrery_runtime_set_source(const char *source)
+{
+	size_t n = source ? strlen(source) : 0;
+
+	if (n == 0 || n >= sizeof(rec.source) ||
+	    strspn(source, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n)
+		return -1;
+	pthread_mutex_lock(&rt.lock);
+	memcpy(rec.source, source, n + 1);
+	pthread_mutex_unlock(&rt.lock);
+	return 0;
+}
+
+int orrery_runtime_recording(void)
+{
+	orrery_runtime_init();
+	return rec.enabled && !rec.failed;
+}
+
+int orrery_runtime_record(int64_t start_us, int64_t end_us, uint64_t bytes,
+			  const char *comm, const char *op)
+{
+	struct rec_entry *e;
+	size_t i, k;
+	int rc = 1;
+
+	if (!op || start_us < 0 || end_us < start_us)
+		return -1;
+	for (k = 0; k < sizeof(ops) / sizeof(*ops); k++)
+		if (strcmp(op, ops[k]) == 0)
+			break;
+	if (k == sizeof(ops) / sizeof(*ops))
+		return -1;
+	orrery_runtime_init();
+	pthread_mutex_lock(&rt.lock);
+	if (!rec.enabled || rec.failed) {
+		rc = 0;
+		goto out;
+	}
+	if (rec.count >= rec.max_lines) {
+		rec.dropped++;
+		rc = 0;
+		goto out;
+	}
+	if (rec.n == RECORD_BUF && rec_flush(0) < 0) {
+		rc = 0;
+		goto out;
+	}
+	e = &rec.buf[rec.n++];
+	e->start_us = start_us;
+	e->end_us = end_us;
+	e->bytes = bytes;
+	e->op = (uint8_t)k;
+	/* A field of a space-separated line: no blanks, printable. */
+	for (i = 0; comm && comm[i] && i < COMM_MAX; i++) {
+		char c = comm[i];
+		e->comm[i] = (c > ' ' && c < 127) ? c : '_';
+	}
+	if (i == 0)
+		e->comm[i++] = '-';
+	e->comm[i] = '\0';
+	rec.count++;
+out:
+	pthread_mutex_unlock(&rt.lock);
+	return rc;
+}

@@ -1,0 +1,395 @@
+/*
+ * runtime.c - liborrery-runtime: the job side of orrery's time shifts.
+ *
+ * The SPANK plugin puts the controller's integers into each task's
+ * environment; this file turns them into a gate (lib/gate/gate.c, compiled
+ * in: no liborrery, no C++ runtime in a training process) and holds each
+ * communication phase until its slot.  Whatever is wrong with the
+ * environment, the job runs: the runtime becomes a no-op and says why on
+ * stderr when asked to (ORRERY_RUNTIME_VERBOSE).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime_internal.h"
+
+struct rt_state rt = { .lock = PTHREAD_MUTEX_INITIALIZER, .rank = -1 };
+
+void rt_log(int level, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	if (rt.verbose < level)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	/* One write: lines of several ranks on one terminal stay whole. */
+	if (write(STDERR_FILENO, line, n) < 0)
+		return;
+}
+
+int64_t orrery_runtime_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---------------------------------------------------------------- env */
+
+/* A plain decimal integer >= 0 (what the SPANK plugin writes).
+ * 1 parsed, 0 absent, -1 invalid (why filled). */
+static int env_int(const char *name, int64_t *out, char *why, size_t len)
+{
+	const char *s = getenv(name);
+	size_t n;
+	char *end;
+	long long v;
+
+	if (!s)
+		return 0;
+	n = strlen(s);
+	if (n == 0 || n > 19 || strspn(s, "0123456789") != n) {
+		snprintf(why, len, "%s='%.32s' is not a decimal integer >= 0", name, s);
+		return -1;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end) {
+		snprintf(why, len, "%s='%.32s' is out of range", name, s);
+		return -1;
+	}
+	*out = v;
+	return 1;
+}
+
+static long env_rank(void)
+{
+	static const char *const names[] = { "SLURM_PROCID", "RANK",
+					     "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+	char why[128];
+	int64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (env_int(names[i], &v, why, sizeof(why)) == 1 && v < 1L << 30)
+			return (long)v;
+	return -1;
+}
+
+/* Expand %h (host), %p (pid), %r (rank), %j (SLURM_JOB_ID), %% in a
+ * user's path.  -1 if it does not fit or has another %. */
+static int expand_path(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+	const char *p;
+
+	for (p = in; *p; p++) {
+		char num[32];
+		const char *add = num;
+
+		if (*p != '%') {
+			num[0] = *p;
+			num[1] = '\0';
+		} else {
+			switch (*++p) {
+			case 'h': add = rt.host; break;
+			case 'p': snprintf(num, sizeof(num), "%ld", (long)getpid()); break;
+			case 'r': snprintf(num, sizeof(num), "%ld", rt.rank); break;
+			case 'j':
+				add = getenv("SLURM_JOB_ID");
+				if (!add || strchr(add, '/'))
+					add = "nojob";
+				break;
+			case '%': add = "%"; break;
+			default: return -1;
+			}
+		}
+		if (o + strlen(add) >= len)
+			return -1;
+		memcpy(out + o, add, strlen(add));
+		o += strlen(add);
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+static void host_name(void)
+{
+	char *c;
+
+	if (gethostname(rt.host, sizeof(rt.host) - 1) != 0 || !rt.host[0])
+		strcpy(rt.host, "unknown");
+	rt.host[sizeof(rt.host) - 1] = '\0';
+	/* The name goes into file names. */
+	for (c = rt.host; *c; c++)
+		if (*c == '/' || *c == ' ')
+			*c = '_';
+}
+
+/* Decide active or no-op; fills rt.why for a no-op. */
+static void read_gate_env(void)
+{
+	orrery_gate_params_t p;
+	orrery_gate_t *g = NULL;
+	orrery_error_t err;
+	int64_t period = 0, epoch = 0, shift = 0, offset = 0;
+	const char *onoff = getenv("ORRERY_GATE");
+	char *why = rt.why;
+	size_t wl = sizeof(rt.why);
+	int have_p, have_e, have_s, have_o;
+
+	if (onoff && strcmp(onoff, "on") != 0) {
+		if (strcmp(onoff, "off") == 0)
+			snprintf(why, wl, "ORRERY_GATE=off");
+		else
+			snprintf(why, wl, "ORRERY_GATE='%.32s' is neither on nor off", onoff);
+		return;
+	}
+	have_p = env_int("ORRERY_PERIOD_US", &period, why, wl);
+	if (have_p < 0)
+		return;
+	have_e = env_int("ORRERY_EPOCH_US", &epoch, why, wl);
+	if (have_e < 0)
+		return;
+	have_s = env_int("ORRERY_SHIFT_US", &shift, why, wl);
+	if (have_s < 0)
+		return;
+	have_o = env_int("ORRERY_PHASE_OFFSET_US", &offset, why, wl);
+	if (have_o < 0)
+		return;
+	if (!have_p && !have_e && !have_s) {
+		snprintf(why, wl, "no ORRERY_PERIOD_US, ORRERY_EPOCH_US, ORRERY_SHIFT_US (not an orrery job, or no shift assigned)");
+		return;
+	}
+	if (!have_p || !have_e || !have_s) {
+		snprintf(why, wl, "%s not set", !have_p ? "ORRERY_PERIOD_US" :
+			 !have_e ? "ORRERY_EPOCH_US" : "ORRERY_SHIFT_US");
+		return;
+	}
+	if (have_o && offset >= period) {
+		snprintf(why, wl, "ORRERY_PHASE_OFFSET_US=%" PRId64 " is not below the period %" PRId64,
+			 offset, period);
+		return;
+	}
+	if (epoch > INT64_MAX / 2) {
+		snprintf(why, wl, "ORRERY_EPOCH_US=%" PRId64 " is out of range", epoch);
+		return;
+	}
+	orrery_gate_params_default(&p);
+	p.period_us = period;
+	/* The doc's rule: a job gating once per iteration uses epoch+offset. */
+	p.epoch_us = epoch + offset;
+	p.shift_us = shift;
+	if (orrery_gate_new(&p, &g, &err) != ORRERY_OK) {
+		snprintf(why, wl, "%.200s (ORRERY_PERIOD_US=%" PRId64 ", ORRERY_SHIFT_US=%" PRId64 ")",
+			 err.message, period, shift);
+		return;
+	}
+	rt.gate = *g;
+	orrery_gate_free(g);
+	rt.slot_base_us = epoch + offset + shift;
+	rt.active = 1;
+}
+
+static void at_exit(void)
+{
+	orrery_runtime_finish();
+}
+
+int orrery_runtime_init(void)
+{
+	const char *s;
+	int64_t v;
+	char why[128];
+
+	pthread_mutex_lock(&rt.lock);
+	if (rt.inited) {
+		pthread_mutex_unlock(&rt.lock);
+		return rt.active;
+	}
+	rt.inited = 1;
+	if (env_int("ORRERY_RUNTIME_VERBOSE", &v, why, sizeof(why)) == 1)
+		rt.verbose = v > 2 ? 2 : (int)v;
+	host_name();
+	rt.rank = env_rank();
+	read_gate_env();
+	s = getenv("ORRERY_RUNTIME_STATS");
+	if (s && s[0] && expand_path(s, rt.stats_path, sizeof(rt.stats_path)) < 0) {
+		rt_log(1, RT_PREFIX "ORRERY_RUNTIME_STATS='%.64s': too long or a %% other than %%h %%p %%r %%j %%%%: no statistics file",
+		       s);
+		rt.stats_path[0] = '\0';
+	}
+	rec_init();
+	if (rt.active)
+		rt_log(1, RT_PREFIX "gating: period %" PRId64 " us, slots at %" PRId64 " + k * period (host %s, rank %ld)",
+		       rt.gate.p.period_us, rt.slot_base_us, rt.host, rt.rank);
+	else
+		rt_log(1, RT_PREFIX "not gating: %s", rt.why);
+	pthread_mutex_unlock(&rt.lock);
+	atexit(at_exit);
+	return rt.active;
+}
+
+int orrery_runtime_active(void)
+{
+	return orrery_runtime_init();
+}
+
+int64_t orrery_runtime_release_at(int64_t now_us)
+{
+	int64_t t;
+
+	if (!orrery_runtime_init())
+		return now_us;
+	pthread_mutex_lock(&rt.lock);
+	t = orrery_gate_release_at(&rt.gate, now_us);
+	if (rt.verbose >= 2) {
+		int64_t k = (t - rt.slot_base_us) / rt.gate.p.period_us;
+		rt_log(2, RT_PREFIX "phase %" PRIu64 ": ready %" PRId64 ", released %" PRId64 " (slot %" PRId64 "%s), waits %" PRId64 " us",
+		       rt.gate.st.phases, now_us, t, k,
+		       rt.gate.st.disabled ? ", gate disabled" : "", t - now_us);
+	}
+	pthread_mutex_unlock(&rt.lock);
+	return t;
+}
+
+static void sleep_until(int64_t t_us)
+{
+	struct timespec ts = { .tv_sec = t_us / 1000000,
+			       .tv_nsec = (t_us % 1000000) * 1000 };
+
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+int64_t orrery_runtime_wait_for_slot(void)
+{
+	int64_t now, t;
+
+	if (!orrery_runtime_init())
+		return 0;
+	now = orrery_runtime_now_us();
+	t = orrery_runtime_release_at(now);
+	if (t <= now)
+		return 0;
+	sleep_until(t);
+	return orrery_runtime_now_us() - now;
+}
+
+void orrery_runtime_stats(orrery_runtime_stats_t *out)
+{
+	orrery_runtime_init();
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&rt.lock);
+	if (rt.active) {
+		const orrery_gate_stats_t *s = &rt.gate.st;
+
+		out->phases = s->phases;
+		out->on_slot = s->on_slot;
+		out->late = s->late;
+		out->missed = s->missed;
+		out->passthrough = s->passthrough;
+		out->total_wait_us = s->total_wait_us;
+		out->max_wait_us = s->max_wait_us;
+		out->total_late_us = s->total_late_us;
+		out->disabled = s->disabled;
+		out->period_us = rt.gate.p.period_us;
+		out->slot_base_us = rt.slot_base_us;
+		out->active = 1;
+	}
+	out->recorded = rec_count();
+	out->record_dropped = rec_dropped();
+	pthread_mutex_unlock(&rt.lock);
+}
+
+/* ---------------------------------------------------------------- finish */
+
+static int write_stats(const orrery_runtime_stats_t *s)
+{
+	char tmp[RT_PATH_MAX + 32];
+	FILE *f;
+	int fd, bad;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", rt.stats_path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		rt_log(1, RT_PREFIX "cannot write statistics %s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fprintf(f, "# orrery-runtime stats 1\n");
+	fprintf(f, "host=%s\npid=%ld\nrank=%ld\nactive=%d\n", rt.host,
+		(long)getpid(), rt.rank, s->active);
+	if (!s->active)
+		fprintf(f, "reason=%s\n", rt.why);
+	fprintf(f, "period_us=%" PRId64 "\nslot_base_us=%" PRId64 "\n"
+		"phases=%" PRIu64 "\non_slot=%" PRIu64 "\nlate=%" PRIu64 "\n"
+		"missed=%" PRIu64 "\npassthrough=%" PRIu64 "\n"
+		"total_wait_us=%" PRId64 "\nmax_wait_us=%" PRId64 "\n"
+		"total_late_us=%" PRId64 "\ndisabled=%d\n"
+		"recorded=%" PRIu64 "\nrecord_dropped=%" PRIu64 "\n",
+		s->period_us, s->slot_base_us, s->phases, s->on_slot, s->late,
+		s->missed, s->passthrough, s->total_wait_us, s->max_wait_us,
+		s->total_late_us, s->disabled, s->recorded, s->record_dropped);
+	bad = ferror(f);
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, rt.stats_path) != 0) {
+		rt_log(1, RT_PREFIX "cannot write statistics %s: %s", rt.stats_path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int orrery_runtime_finish(void)
+{
+	orrery_runtime_stats_t s;
+	int rc = 0;
+
+	orrery_runtime_init();
+	orrery_runtime_stats(&s);
+	pthread_mutex_lock(&rt.lock);
+	/* atexit after an explicit call: only if something happened since. */
+	if (rt.finished && rt.finished_phases == s.phases &&
+	    rt.finished_records == s.recorded + s.record_dropped) {
+		rc = rt.finish_rc;
+		pthread_mutex_unlock(&rt.lock);
+		return rc;
+	}
+	if (rec_flush(1) < 0)
+		rc = -1;
+	if (rt.stats_path[0] && write_stats(&s) < 0)
+		rc = -1;
+	if (s.active)
+		rt_log(1, RT_PREFIX "rank %ld: %" PRIu64 " phases: %" PRIu64 " on slot, %" PRIu64 " late, %" PRIu64 " missed, %" PRIu64 " passed through%s; waited %.3f s (max %.3f ms)",
+		       rt.rank, s.phases, s.on_slot, s.late, s.missed, s.passthrough,
+		       s.disabled ? " (gate disabled itself: iterations longer than the period)" : "",
+		       s.total_wait_us / 1e6, s.max_wait_us / 1e3);
+	if (rec_enabled())
+		rt_log(1, RT_PREFIX "rank %ld: recorded %" PRIu64 " collectives%s",
+		       rt.rank, s.recorded, s.record_dropped ? " (line limit reached: later ones dropped)" : "");
+	rt.finished = 1;
+	rt.finished_phases = s.phases;
+	rt.finished_records = s.recorded + s.record_dropped;
+	rt.finish_rc = rc;
+	pthread_mutex_unlock(&rt.lock);
+	return rc;
+}

@@ -1,0 +1,386 @@
+/*
+ * test_runtime.c - liborrery-runtime as a training process sees it.
+ *
+ * The runtime reads its environment once per process, so every case runs
+ * in a forked child with its own environment and stderr captured to a
+ * file; the child reports failures through its exit status and the
+ * parent asserts on that and on what the child printed or wrote.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "orrery_runtime.h"
+
+#define MS 1000LL
+
+static char dir[256];
+static char err_path[300];
+
+/* In the child: a failed check exits with the line number. */
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "CHECK FAILED line %d: %s\n", __LINE__, #c); _exit(100); } } while (0)
+
+static void clear_env(void)
+{
+	static const char *const v[] = { "ORRERY_PERIOD_US", "ORRERY_EPOCH_US",
+		"ORRERY_SHIFT_US", "ORRERY_PHASE_OFFSET_US", "ORRERY_GATE",
+		"ORRERY_RUNTIME_STATS", "ORRERY_RUNTIME_VERBOSE", "ORRERY_RECORD",
+		"ORRERY_RECORD_MAX_LINES", "SLURM_PROCID", "RANK",
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(*v); i++)
+		unsetenv(v[i]);
+}
+
+/* Run body in a child with env "K=V" pairs (NULL-terminated); return its
+ * exit status; its stderr goes to err_path. */
+static int child(void (*body)(void), ...)
+{
+	va_list ap;
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		const char *kv;
+
+		if (!freopen(err_path, "w", stderr))
+			_exit(99);
+		clear_env();
+		va_start(ap, body);
+		while ((kv = va_arg(ap, const char *))) {
+			const char *eq = strchr(kv, '=');
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - kv), kv);
+			setenv(name, eq + 1, 1);
+		}
+		va_end(ap);
+		body();
+		exit(0);        /* runs the runtime's atexit handler */
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) != 0) {
+		char line[512];
+		FILE *f = fopen(err_path, "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			fprintf(stderr, "  child: %s", line);
+		if (f)
+			fclose(f);
+	}
+	return WEXITSTATUS(st);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "/tmp/orrery-rt-test.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- no-op */
+static void body_noop(void)
+{
+	orrery_runtime_stats_t s;
+	int64_t now = orrery_runtime_now_us();
+
+	CHECK(orrery_runtime_init() == 0);
+	CHECK(orrery_runtime_active() == 0);
+	CHECK(orrery_runtime_release_at(now + 5) == now + 5);
+	CHECK(orrery_runtime_wait_for_slot() == 0);
+	CHECK(orrery_runtime_record(1, 2, 3, "c", "allreduce") == 0);
+	orrery_runtime_stats(&s);
+	CHECK(s.active == 0 && s.phases == 0 && s.period_us == 0);
+	CHECK(orrery_runtime_finish() == 0);
+}
+
+static void noop_without_env(void **state)
+{
+	assert_int_equal(child(body_noop, NULL), 0);
+	/* silent unless asked */
+	assert_string_equal(slurp(err_path), "");
+	assert_int_equal(child(body_noop, "ORRERY_RUNTIME_VERBOSE=1", NULL), 0);
+	assert_non_null(strstr(slurp(err_path), "not gating: no ORRERY_PERIOD_US"));
+}
+
+/* Each bad environment: a no-op runtime and a line naming the problem. */
+static void noop_on_bad_env(void **state)
+{
+	static const struct {
+		const char *a, *b, *c, *d, *needle;
+	} bad[] = {
+		{ "ORRERY_PERIOD_US=abc", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=0", "ORRERY_GATE=on", "ORRERY_PERIOD_US='abc'" },
+		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=100000", "ORRERY_GATE=on", "shift must be in [0, period)" },
+		{ "ORRERY_PERIOD_US=10", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=0", "ORRERY_GATE=on", "period out of range" },
+		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=5", "ORRERY_GATE=off", "ORRERY_GATE=off" },
+		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=5", "ORRERY_GATE=yes", "neither on nor off" },
+		{ "ORRERY_PERIOD_US=100000", "ORRERY_SHIFT_US=5", "ORRERY_GATE=on", "ORRERY_GATE=on", "ORRERY_EPOCH_US not set" },
+		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=-5", "ORRERY_GATE=on", "ORRERY_SHIFT_US='-5'" },
+		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=5", "ORRERY_PHASE_OFFSET_US=100000", "ORRERY_PHASE_OFFSET_US=100000 is not below" },
+		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=99999999999999999999", "ORRERY_SHIFT_US=5", "ORRERY_GATE=on", "ORRERY_EPOCH_US=" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		const char *out;
+
+		assert_int_equal(child(body_noop, bad[i].a, bad[i].b, bad[i].c, bad[i].d,
+				       "ORRERY_RUNTIME_VERBOSE=1", NULL), 0);
+		out = slurp(err_path);
+		if (!strstr(out, bad[i].needle) || !strstr(out, "orrery-runtime: not gating"))
+			fail_msg("case %zu: stderr '%s' lacks '%s'", i, out, bad[i].needle);
+	}
+}
+
+/* ---------------------------------------------------------------- gating */
+#define E0 1800000000000000LL  /* an epoch, µs */
+
+/* period 100 ms, shift 30 ms, phase offset 20 ms: slots at E0 + 50 ms + k*100 ms */
+static void body_decisions(void)
+{
+	orrery_runtime_stats_t s;
+
+	CHECK(orrery_runtime_init() == 1);
+	CHECK(orrery_runtime_release_at(E0 + 10 * MS) == E0 + 50 * MS);
+	/* 5 ms past the 150 ms slot: within the 10 ms tolerance, at once */
+	CHECK(orrery_runtime_release_at(E0 + 155 * MS) == E0 + 155 * MS);
+	/* 30 ms past the 250 ms slot: missed, wait for 350 ms */
+	CHECK(orrery_runtime_release_at(E0 + 280 * MS) == E0 + 350 * MS);
+	/* a second phase in the period whose slot is used: next one */
+	CHECK(orrery_runtime_release_at(E0 + 360 * MS) == E0 + 450 * MS);
+	orrery_runtime_stats(&s);
+	CHECK(s.active == 1);
+	CHECK(s.period_us == 100 * MS);
+	CHECK(s.slot_base_us == E0 + 50 * MS);
+	CHECK(s.phases == 4 && s.on_slot == 2 && s.late == 1 && s.missed == 1);
+	CHECK(s.total_wait_us == 40 * MS + 70 * MS + 90 * MS);
+	CHECK(s.max_wait_us == 90 * MS);
+	CHECK(s.total_late_us == 5 * MS);
+}
+
+static void gate_decisions(void **state)
+{
+	char e[64];
+
+	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
+	assert_int_equal(child(body_decisions, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=30000", "ORRERY_PHASE_OFFSET_US=20000",
+			       NULL), 0);
+	/* ORRERY_GATE=on is the default spelled out */
+	assert_int_equal(child(body_decisions, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=30000", "ORRERY_PHASE_OFFSET_US=20000",
+			       "ORRERY_GATE=on", NULL), 0);
+}
+
+/* The real clock: wait_for_slot never releases before the slot, and
+ * releases within one period of being asked. */
+static void body_wait(void)
+{
+	int64_t period = 20 * MS, base = atoll(getenv("ORRERY_EPOCH_US")) + 7 * MS;
+	int i;
+
+	CHECK(orrery_runtime_init() == 1);
+	for (i = 0; i < 5; i++) {
+		int64_t before = orrery_runtime_now_us(), waited, after, k, slot;
+
+		waited = orrery_runtime_wait_for_slot();
+		after = orrery_runtime_now_us();
+		/* the slot the gate chose: the last one at or before "after" */
+		k = (after - base) / period;
+		slot = base + k * period;
+		CHECK(waited >= 0);
+		CHECK(slot >= before - period / 10);   /* never an old slot */
+		CHECK(after >= slot);                  /* never before it */
+		CHECK(waited <= period + 50 * MS);
+		usleep(3000);
+	}
+}
+
+static void wait_for_slot_real_clock(void **state)
+{
+	char e[64];
+
+	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", (long long)orrery_runtime_now_us());
+	assert_int_equal(child(body_wait, "ORRERY_PERIOD_US=20000", e,
+			       "ORRERY_SHIFT_US=7000", NULL), 0);
+}
+
+/* ---------------------------------------------------------------- threads */
+static void *thread_phases(void *arg)
+{
+	int64_t t0 = *(int64_t *)arg;
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		orrery_runtime_release_at(t0 + i);
+	return NULL;
+}
+
+static void body_threads(void)
+{
+	pthread_t th[4];
+	orrery_runtime_stats_t s;
+	int64_t t0 = E0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		CHECK(pthread_create(&th[i], NULL, thread_phases, &t0) == 0);
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	orrery_runtime_stats(&s);
+	CHECK(s.phases == 4000);
+	CHECK(s.on_slot + s.late + s.missed + s.passthrough == 4000);
+}
+
+static void threads_share_one_gate(void **state)
+{
+	char e[64];
+
+	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
+	assert_int_equal(child(body_threads, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=0", NULL), 0);
+}
+
+/* ---------------------------------------------------------------- stats file */
+static void body_two_phases(void)
+{
+	CHECK(orrery_runtime_init() == 1);
+	orrery_runtime_release_at(E0 + 10 * MS);
+	orrery_runtime_release_at(E0 + 110 * MS);
+	/* no finish(): the atexit handler writes the file */
+}
+
+static void stats_file_at_exit(void **state)
+{
+	char e[64], path[400], want[400];
+	const char *s;
+
+	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
+	snprintf(path, sizeof(path), "ORRERY_RUNTIME_STATS=%s/stats.%%r", dir);
+	assert_int_equal(child(body_two_phases, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=30000", path, "SLURM_PROCID=3",
+			       "ORRERY_RUNTIME_VERBOSE=1", NULL), 0);
+	snprintf(want, sizeof(want), "%s/stats.3", dir);
+	s = slurp(want);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "# orrery-runtime stats 1\n"));
+	assert_non_null(strstr(s, "\nrank=3\n"));
+	assert_non_null(strstr(s, "\nactive=1\n"));
+	assert_non_null(strstr(s, "\nphases=2\n"));
+	assert_non_null(strstr(s, "\non_slot=2\n"));
+	assert_non_null(strstr(s, "\ntotal_wait_us=40000\n"));
+	assert_non_null(strstr(s, "\nperiod_us=100000\n"));
+	/* the summary line */
+	assert_non_null(strstr(slurp(err_path), "rank 3: 2 phases: 2 on slot"));
+	/* no temporary file left beside it */
+	snprintf(want, sizeof(want), "ls %s | grep -q tmp", dir);
+	assert_int_not_equal(system(want), 0);
+}
+
+static void stats_file_noop_says_why(void **state)
+{
+	char path[400], want[400];
+	const char *s;
+
+	snprintf(path, sizeof(path), "ORRERY_RUNTIME_STATS=%s/noop.stats", dir);
+	assert_int_equal(child(body_noop, path, "ORRERY_GATE=off", NULL), 0);
+	snprintf(want, sizeof(want), "%s/noop.stats", dir);
+	s = slurp(want);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\nactive=0\nreason=ORRERY_GATE=off\n"));
+}
+
+/* ---------------------------------------------------------------- record */
+static void body_record(void)
+{
+	orrery_runtime_stats_t s;
+
+	CHECK(orrery_runtime_set_source("fake") == 0);
+	CHECK(orrery_runtime_set_source("bad source") == -1);
+	CHECK(orrery_runtime_recording() == 1);
+	CHECK(orrery_runtime_record(100, 200, 4096, "comm 0", "allreduce") == 1);
+	CHECK(orrery_runtime_record(300, 450, 8, "c1", "send") == 1);
+	CHECK(orrery_runtime_record(300, 250, 8, "c1", "send") == -1);  /* ends before start */
+	CHECK(orrery_runtime_record(300, 350, 8, "c1", "gather") == -1); /* unknown op */
+	CHECK(orrery_runtime_record(500, 600, 1, NULL, "recv") == 1);
+	CHECK(orrery_runtime_record(700, 800, 1, "c", "alltoall") == 0); /* over the limit */
+	orrery_runtime_stats(&s);
+	CHECK(s.recorded == 3 && s.record_dropped == 1);
+	CHECK(orrery_runtime_finish() == 0);
+}
+
+static void record_mode_timeline(void **state)
+{
+	char prefix[400], cmd[600], path[600];
+	const char *s;
+	FILE *p;
+
+	snprintf(prefix, sizeof(prefix), "ORRERY_RECORD=%s/tl", dir);
+	assert_int_equal(child(body_record, prefix, "ORRERY_RECORD_MAX_LINES=3",
+			       "RANK=5", NULL), 0);
+	snprintf(cmd, sizeof(cmd), "ls %s/tl.*.timeline", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(path, sizeof(path), p));
+	pclose(p);
+	path[strcspn(path, "\n")] = '\0';
+	s = slurp(path);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "# orrery-timeline 1\n# host="));
+	assert_non_null(strstr(s, " rank=5 source=fake\n"));
+	assert_non_null(strstr(s, "\n100 200 4096 comm_0 allreduce\n300 450 8 c1 send\n500 600 1 - recv\n# dropped 1"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(noop_without_env),
+		cmocka_unit_test(noop_on_bad_env),
+		cmocka_unit_test(gate_decisions),
+		cmocka_unit_test(wait_for_slot_real_clock),
+		cmocka_unit_test(threads_share_one_gate),
+		cmocka_unit_test(stats_file_at_exit),
+		cmocka_unit_test(stats_file_noop_says_why),
+		cmocka_unit_test(record_mode_timeline),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
