@@ -7,4 +7,5 @@ include tests/integration/local.mk
 include contrib/sacct/local.mk
 include contrib/runtime/local.mk
 include contrib/capture/local.mk
+include contrib/python/local.mk
 dist_noinst_SCRIPTS += contrib/quickstart contrib/install-deps tests/run-all.sh

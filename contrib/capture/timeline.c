@@ -204,12 +204,48 @@ static int parse_event(struct reader *r, char *line, struct timeline *tl,
 	return 0;
 }
 
+/* Merge sort by start (stable, O(n log n) worst case). */
+static void msort_rec(struct tl_event *a, struct tl_event *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	size_t h = n / 2, i = 0, j = h, k = 0;
+	msort_rec(a, tmp, h);
+	msort_rec(a + h, tmp, n - h);
+	while (i < h && j < n)
+		tmp[k++] = a[j].start_us < a[i].start_us ? a[j++] : a[i++];
+	while (i < h)
+		tmp[k++] = a[i++];
+	while (j < n)
+		tmp[k++] = a[j++];
+	memcpy(a, tmp, n * sizeof *a);
+}
+
+static void msort_events(struct tl_event *a, size_t n)
+{
+	struct tl_event *tmp = malloc(n * sizeof *tmp);
+
+	if (!tmp) {  /* fall back to insertion order fix-up, O(n) when nearly sorted */
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = i; j > 0 && a[j].start_us < a[j - 1].start_us; j--) {
+				struct tl_event t = a[j];
+				a[j] = a[j - 1];
+				a[j - 1] = t;
+			}
+		return;
+	}
+	msort_rec(a, tmp, n);
+	free(tmp);
+}
+
 int timeline_read(const char *path, struct timeline *tl, size_t *budget,
 		  char *err, size_t errlen)
 {
 	struct reader r = { path, 0, err, errlen };
 	char line[TL_MAX_LINE + 2];
-	size_t cap = 0;
+	size_t cap = 0, max_line = 0;
+	int64_t max_start = 0;
+	int sorted = 1;
 	struct stat st;
 	FILE *fp;
 	int rc = -1;
@@ -302,12 +338,21 @@ int timeline_read(const char *path, struct timeline *tl, size_t *budget,
 		struct tl_event *ev = &tl->ev[tl->n];
 		if (parse_event(&r, line, tl, ev))
 			goto out;
-		if (tl->n > 0 && ev->start_us < tl->ev[tl->n - 1].start_us) {
-			rfail(&r, NULL, "start_us %" PRId64 " is before the previous line's %" PRId64
-			      " (lines must be in start order)",
-			      ev->start_us, tl->ev[tl->n - 1].start_us);
+		/* Recorders write at completion, so lines are in start order
+		 * only roughly; a line far before the latest start is a clock
+		 * step or two files pasted together. */
+		if (tl->n > 0 && ev->start_us < max_start - TL_REORDER_US) {
+			rfail(&r, NULL, "start_us %" PRId64 " is %.3f s before line %zu's %" PRId64
+			      " (times must not go back more than %d s: clock step, or files mixed?)",
+			      ev->start_us, (max_start - ev->start_us) / 1e6,
+			      max_line, max_start, TL_REORDER_US / 1000000);
 			goto out;
 		}
+		if (tl->n == 0 || ev->start_us > max_start) {
+			max_start = ev->start_us;
+			max_line = r.lineno;
+		}
+		sorted = sorted && (tl->n == 0 || ev->start_us >= tl->ev[tl->n - 1].start_us);
 		tl->n++;
 		(*budget)--;
 	}
@@ -323,6 +368,8 @@ int timeline_read(const char *path, struct timeline *tl, size_t *budget,
 		snprintf(err, errlen, "%s: no collectives recorded", path);
 		goto out;
 	}
+	if (!sorted)  /* stable: equal starts keep their file order */
+		msort_events(tl->ev, tl->n);
 	rc = 0;
 out:
 	fclose(fp);

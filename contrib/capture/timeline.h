@@ -6,7 +6,10 @@
  *	# host=NAME pid=N rank=R source=nccl|torch|fake
  *	start_us end_us bytes comm op
  *
- * Times are CLOCK_REALTIME microseconds.  Lines come in start order.
+ * Times are CLOCK_REALTIME microseconds.  Recorders write a line when the
+ * collective completes, so lines are in start order only roughly: the
+ * reader sorts them, but refuses a line that starts more than
+ * TL_REORDER_US before the latest start seen (a clock step, mixed files).
  * The reader is strict (every problem is an error naming FILE:LINE) and
  * bounded (line length, events per file and in total).
  */
@@ -21,6 +24,7 @@
 #define TL_MAX_TOTAL    16000000     /* over all files                  */
 #define TL_MAX_FILES    4096
 #define TL_NAME_MAX     64           /* comm, op, host: longer is an error */
+#define TL_REORDER_US   60000000     /* 60 s */
 
 /* Operations the bus-bandwidth factor knows (analyse.c, orrery-capture(1)). */
 enum tl_op {
