@@ -25,3 +25,38 @@ tests_runtime_test_runtime_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/run
 tests_runtime_test_runtime_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_runtime_test_runtime_LDADD = contrib/runtime/liborrery-runtime.la $(CMOCKA_LIBS) -lpthread
 endif
+
+# The NCCL interposer (LD_PRELOAD; the SPANK plugin's gate_library).  Built
+# against the CUDA toolkit's nccl.h with --with-cuda, else against the
+# declarations of contrib/runtime/nccl/nccl_abi.h.  Installed beside the
+# package's other private files, not on the linker's path.
+orrerylibdir = $(pkglibdir)
+orrerylib_LTLIBRARIES = contrib/runtime/nccl/liborrery-nccl.la
+contrib_runtime_nccl_liborrery_nccl_la_SOURCES = \
+	contrib/runtime/nccl/interposer.c contrib/runtime/nccl/nccl_abi.h
+contrib_runtime_nccl_liborrery_nccl_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/contrib/runtime -I$(top_srcdir)/contrib/runtime/nccl $(CUDA_CPPFLAGS)
+contrib_runtime_nccl_liborrery_nccl_la_CFLAGS = $(AM_CFLAGS) -pthread
+contrib_runtime_nccl_liborrery_nccl_la_LIBADD = contrib/runtime/liborrery-runtime.la -ldl -lpthread
+contrib_runtime_nccl_liborrery_nccl_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/contrib/runtime/nccl/liborrery-nccl.map
+EXTRA_contrib_runtime_nccl_liborrery_nccl_la_DEPENDENCIES = contrib/runtime/nccl/liborrery-nccl.map
+EXTRA_DIST += contrib/runtime/nccl/liborrery-nccl.map
+
+# Tests without GPUs: a stand-in libnccl.so.2 and a training-like loop.
+check_LTLIBRARIES += tests/runtime/fake-nccl/libnccl.la
+tests_runtime_fake_nccl_libnccl_la_SOURCES = tests/runtime/fake-nccl/fake_nccl.c
+tests_runtime_fake_nccl_libnccl_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+# -rpath makes libtool build a shared library (soname libnccl.so.2).
+tests_runtime_fake_nccl_libnccl_la_LDFLAGS = $(AM_LDFLAGS) -version-info 2:0:0 \
+	-rpath $(abs_builddir)/tests/runtime/fake-nccl
+check_PROGRAMS += tests/runtime/nccl_train_loop
+tests_runtime_nccl_train_loop_SOURCES = tests/runtime/nccl_train_loop.c
+tests_runtime_nccl_train_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+tests_runtime_nccl_train_loop_CFLAGS = $(AM_CFLAGS) -pthread
+tests_runtime_nccl_train_loop_LDADD = tests/runtime/fake-nccl/libnccl.la -lpthread
+# A real binary with the build tree's rpath (no libtool wrapper script):
+# the tests run it under LD_PRELOAD.
+tests_runtime_nccl_train_loop_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += tests/runtime/nccl.sh
+EXTRA_DIST += tests/runtime/nccl.sh tests/runtime/releases.awk

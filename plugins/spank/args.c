@@ -3,6 +3,7 @@
  *
  *   required spank_orrery.so [default_profile=SPEC] [runtime_dir=DIR]
  *                            [require_profile=0|1] [verbose=0|1]
+ *                            [comm_gate=auto|off] [gate_library=PATH]
  *                            [test_controller=0|1]
  *
  * Strict: every argument is key=value with a known key, and a bad value or
@@ -59,6 +60,38 @@ static int set_runtime_dir(const char *val, struct osp_conf *conf)
 	return conf->runtime_dir ? 0 : -1;
 }
 
+/* Only the admin names the library every task preloads: an absolute path
+ * without LD_PRELOAD's separators. */
+static int set_gate_library(const char *val, struct osp_conf *conf)
+{
+	if (val[0] != '/' || strpbrk(val, ": \t")) {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument gate_library=%s: must be an absolute path without ':' or blanks",
+			    val);
+		return -1;
+	}
+	if (strlen(val) > OSP_PATH_MAX / 2) {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument gate_library: longer than %d characters",
+			    OSP_PATH_MAX / 2);
+		return -1;
+	}
+	free(conf->gate_library);
+	conf->gate_library = strdup(val);
+	return conf->gate_library ? 0 : -1;
+}
+
+static int set_comm_gate(const char *val, struct osp_conf *conf)
+{
+	int v = osp_gate_parse(val);
+
+	if (v < 0) {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument comm_gate=%s: accepted values are auto and off",
+			    val);
+		return -1;
+	}
+	conf->comm_gate = v;
+	return 0;
+}
+
 static int set_default_profile(const char *val, struct osp_conf *conf)
 {
 	char msg[512];
@@ -80,8 +113,11 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 
 	memset(conf, 0, sizeof(*conf));
 	conf->runtime_dir = strdup(OSP_DEFAULT_RUNTIME_DIR);
-	if (!conf->runtime_dir)
+	conf->gate_library = strdup(OSP_GATE_LIBRARY_DEFAULT);
+	if (!conf->runtime_dir || !conf->gate_library) {
+		osp_args_free(conf);
 		return -1;
+	}
 
 	for (i = 0; i < ac; i++) {
 		const char *arg = av[i];
@@ -91,7 +127,7 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 		int rc;
 
 		if (!eq || eq == arg) {
-			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, test_controller)",
+			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller)",
 				    arg);
 			goto fail;
 		}
@@ -106,10 +142,14 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 			rc = parse_bool("require_profile", val, &conf->require_profile);
 		else if (KEY("verbose"))
 			rc = parse_bool("verbose", val, &conf->verbose);
+		else if (KEY("comm_gate"))
+			rc = set_comm_gate(val, conf);
+		else if (KEY("gate_library"))
+			rc = set_gate_library(val, conf);
 		else if (KEY("test_controller"))
 			rc = parse_bool("test_controller", val, &conf->test_controller);
 		else {
-			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, test_controller)",
+			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller)",
 				    (int)klen, arg);
 			goto fail;
 		}
@@ -131,5 +171,6 @@ void osp_args_free(struct osp_conf *conf)
 {
 	free(conf->default_profile);
 	free(conf->runtime_dir);
+	free(conf->gate_library);
 	memset(conf, 0, sizeof(*conf));
 }

@@ -9,8 +9,11 @@ plugins_spank_spank_orrery_la_SOURCES = \
 	plugins/spank/option.c \
 	plugins/spank/job_env.c \
 	plugins/spank/relay.c \
-	plugins/spank/task.c
-plugins_spank_spank_orrery_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+	plugins/spank/task.c \
+	plugins/spank/gate.c
+# The default gate_library: where contrib/runtime installs the interposer.
+plugins_spank_spank_orrery_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) \
+	-DOSP_GATE_LIBRARY_DEFAULT='"$(pkglibdir)/liborrery-nccl.so"'
 # Slurm defines slurm_error() etc. in the process that loads us.
 plugins_spank_spank_orrery_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/plugins/spank/spank_orrery.map
@@ -30,8 +33,10 @@ if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_spank
 TESTS += tests/unit/test_spank
 tests_unit_test_spank_SOURCES = tests/unit/test_spank.c \
-	plugins/spank/args.c plugins/spank/option.c plugins/spank/relay.c
-tests_unit_test_spank_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(SLURM_CPPFLAGS)
+	plugins/spank/args.c plugins/spank/option.c plugins/spank/relay.c \
+	plugins/spank/gate.c
+tests_unit_test_spank_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(SLURM_CPPFLAGS) \
+	-DOSP_GATE_LIBRARY_DEFAULT='"/usr/lib/orrery/liborrery-nccl.so"'
 tests_unit_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_spank_LDADD = lib/liborrery.la $(CMOCKA_LIBS)
 endif

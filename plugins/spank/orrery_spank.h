@@ -8,6 +8,7 @@
  *   job_env.c       allocator/local: the canonical profile into the job
  *   relay.c         the node-local relay file (prolog writes, steps read)
  *   task.c          remote: ORRERY_* into every task
+ *   gate.c          --comm-gate, LD_PRELOAD of the NCCL interposer
  */
 #ifndef ORRERY_SPANK_H
 #define ORRERY_SPANK_H
@@ -27,6 +28,14 @@
 #define OSP_ENV_EPOCH     "ORRERY_EPOCH_US"
 #define OSP_ENV_SHIFT     "ORRERY_SHIFT_US"
 #define OSP_ENV_SCORE     "ORRERY_JOB_SCORE"
+#define OSP_ENV_PHASE_OFFSET "ORRERY_PHASE_OFFSET_US"
+#define OSP_ENV_PHASE_SPAN   "ORRERY_PHASE_SPAN_US"
+#define OSP_GATE_OPTION_NAME "comm-gate"
+
+/* The NCCL interposer's installed path (configure: $pkglibdir). */
+#ifndef OSP_GATE_LIBRARY_DEFAULT
+#define OSP_GATE_LIBRARY_DEFAULT "/usr/lib/orrery/liborrery-nccl.so"
+#endif
 /* Slurm passes the job's SPANK environment to prolog/epilog with this
  * prefix: ORRERY_SHIFT_US in spank_job_env is SPANK_ORRERY_SHIFT_US. */
 #define OSP_SPANK_PREFIX  "SPANK_"
@@ -35,6 +44,7 @@
 #define OSP_PATH_MAX       1024
 #define OSP_RELAY_MAX      8192  /* bytes of one relay file */
 #define OSP_NUM_MAX        32    /* characters of one numeric field */
+#define OSP_PRELOAD_MAX    8192  /* a task's LD_PRELOAD we extend */
 
 struct osp_conf {
 	char *default_profile;   /* canonical, or NULL */
@@ -42,6 +52,8 @@ struct osp_conf {
 	int require_profile;
 	int verbose;
 	int test_controller;     /* TESTING ONLY: fake the controller's values */
+	int comm_gate;           /* default of --comm-gate: 1 auto, 0 off */
+	char *gate_library;      /* the interposer tasks preload (admin's) */
 };
 
 extern struct osp_conf osp_conf;
@@ -88,6 +100,21 @@ int osp_relay_remove(const char *node, uint32_t job_id);
 /* Strict checks of what crosses a trust boundary. */
 int osp_valid_int(const char *s);     /* decimal int64 >= 0 */
 int osp_valid_score(const char *s);   /* [0-9]+(.[0-9]+)?, <= 1e6 */
+
+/* gate.c */
+int osp_gate_register(spank_t sp);
+/* 1 auto, 0 off, -1 anything else. */
+int osp_gate_parse(const char *val);
+/* remote: the option if given, else the plugstack default. */
+int osp_gate_wanted(spank_t sp);
+void osp_gate_free(void);
+/* LD_PRELOAD with lib first: 1 written to out, 0 lib already in old,
+ * -1 too long. */
+int osp_preload_value(const char *lib, const char *old, char *out, size_t len);
+/* First Up phase's offset and the span to the end of the last Up phase of
+ * a canonical profile (a model resolved for `nodes`). 0, or -1 with msg. */
+int osp_phase_geometry(const char *canonical, uint32_t nodes, int64_t *offset_us,
+		       int64_t *span_us, char *msg, size_t msglen);
 
 /* task.c: the job_prolog / epilog and user_init work. */
 int osp_prolog(spank_t sp);

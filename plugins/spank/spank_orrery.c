@@ -35,7 +35,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	case S_CTX_LOCAL:
 	case S_CTX_ALLOCATOR:
 	case S_CTX_REMOTE:
-		return osp_option_register(sp);
+		if (osp_option_register(sp) < 0)
+			return -1;
+		return osp_gate_register(sp);
 	default:
 		return 0;
 	}
@@ -77,6 +79,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	osp_args_free(&osp_conf);
 	osp_option_free();
+	osp_gate_free();
 	args_ok = 0;
 	return 0;
 }

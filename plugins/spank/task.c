@@ -4,7 +4,9 @@
  * task of every step on every node.
  *
  * Tasks receive only these fixed names: ORRERY_PROFILE, ORRERY_PERIOD_US,
- * ORRERY_EPOCH_US, ORRERY_SHIFT_US, ORRERY_JOB_SCORE.  The controller's
+ * ORRERY_EPOCH_US, ORRERY_SHIFT_US, ORRERY_JOB_SCORE, ORRERY_PHASE_OFFSET_US,
+ * ORRERY_PHASE_SPAN_US, and with --comm-gate=auto the admin's gate_library
+ * at the front of LD_PRELOAD.  The controller's
  * names are never taken from a value that passed through user hands
  * unchecked: everything is validated again here.
  */
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <orrery.h>
 
@@ -134,6 +137,61 @@ static int put(spank_t sp, const char *name, const char *val)
 	return 0;
 }
 
+/* The profile's phase geometry, for the runtime (gate.c). */
+static int put_geometry(spank_t sp, uint32_t id, const char *profile)
+{
+	char msg[ORRERY_ERRMSG_MAX + 64], off[OSP_NUM_MAX + 1], span[OSP_NUM_MAX + 1];
+	uint32_t nodes = 0;
+	int64_t o, s;
+	int rc = 0;
+
+	off[0] = span[0] = '\0';
+	spank_get_item(sp, S_JOB_NNODES, &nodes);
+	if (profile && osp_phase_geometry(profile, nodes, &o, &s, msg, sizeof(msg)) == 0) {
+		snprintf(off, sizeof(off), "%" PRId64, o);
+		snprintf(span, sizeof(span), "%" PRId64, s);
+	} else if (profile) {
+		slurm_error(OSP_LOG_PREFIX "job %" PRIu32 ": no phase offset: %s", id, msg);
+	}
+	rc |= put(sp, OSP_ENV_PHASE_OFFSET, off);
+	rc |= put(sp, OSP_ENV_PHASE_SPAN, span);
+	return rc;
+}
+
+/* --comm-gate=auto: the admin's interposer first in LD_PRELOAD. */
+static int put_preload(spank_t sp, uint32_t id)
+{
+	const char *lib = osp_conf.gate_library;
+	char old[OSP_PRELOAD_MAX], val[OSP_PRELOAD_MAX + OSP_PATH_MAX];
+	spank_err_t rc;
+	int w;
+
+	if (access(lib, R_OK) != 0) {
+		slurm_error(OSP_LOG_PREFIX "job %" PRIu32 ": --" OSP_GATE_OPTION_NAME ": gate_library %s: %m; not gated",
+			    id, lib);
+		return 0;
+	}
+	rc = spank_getenv(sp, "LD_PRELOAD", old, sizeof(old));
+	if (rc == ESPANK_ENV_NOEXIST)
+		old[0] = '\0';
+	else if (rc != ESPANK_SUCCESS) {
+		slurm_error(OSP_LOG_PREFIX "job %" PRIu32 ": LD_PRELOAD unreadable (%s); not gated",
+			    id, spank_strerror(rc));
+		return 0;
+	}
+	w = osp_preload_value(lib, old, val, sizeof(val));
+	if (w <= 0) {
+		if (w < 0)
+			slurm_error(OSP_LOG_PREFIX "job %" PRIu32 ": LD_PRELOAD too long; not gated", id);
+		return 0;
+	}
+	if (put(sp, "LD_PRELOAD", val) < 0)
+		return -1;
+	if (osp_conf.verbose)
+		slurm_verbose(OSP_LOG_PREFIX "job %" PRIu32 ": NCCL collectives gated (%s)", id, lib);
+	return 0;
+}
+
 int osp_user_init(spank_t sp)
 {
 	char node[256] = "";
@@ -178,6 +236,9 @@ int osp_user_init(spank_t sp)
 	rc |= put(sp, OSP_ENV_EPOCH, r.epoch_us);
 	rc |= put(sp, OSP_ENV_SHIFT, r.shift_us);
 	rc |= put(sp, OSP_ENV_SCORE, r.job_score);
+	rc |= put_geometry(sp, id, profile);
+	if (r.shift_us[0] && r.period_us[0] && osp_gate_wanted(sp) == 1)
+		rc |= put_preload(sp, id);
 	if (osp_conf.verbose)
 		slurm_verbose(OSP_LOG_PREFIX "job %" PRIu32 " on %s: %s%s", id, node,
 			      r.period_us[0] ? "controller values relayed, " : "",

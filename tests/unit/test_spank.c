@@ -66,6 +66,18 @@ static void args_defaults(void **state)
 	assert_int_equal(osp_conf.require_profile, 0);
 	assert_int_equal(osp_conf.verbose, 0);
 	assert_int_equal(osp_conf.test_controller, 0);
+	/* NCCL gating is off unless the admin or the user asks */
+	assert_int_equal(osp_conf.comm_gate, 0);
+	assert_string_equal(osp_conf.gate_library, "/usr/lib/orrery/liborrery-nccl.so");
+}
+
+static void args_gate(void **state)
+{
+	assert_int_equal(parse("comm_gate=auto gate_library=/opt/orrery/lib/liborrery-nccl.so"), 0);
+	assert_int_equal(osp_conf.comm_gate, 1);
+	assert_string_equal(osp_conf.gate_library, "/opt/orrery/lib/liborrery-nccl.so");
+	assert_int_equal(parse("comm_gate=off"), 0);
+	assert_int_equal(osp_conf.comm_gate, 0);
 }
 
 static void args_all_keys(void **state)
@@ -105,6 +117,11 @@ static void args_rejected(void **state)
 		{ "default_profile=@/etc/shadow", "profile file" },
 		{ "default_profile=resnet50 require_profile=1", "contradict" },
 		{ "verbose=1 Verbose=1", "'Verbose'" },
+		{ "comm_gate=on", "comm_gate=on: accepted values are auto and off" },
+		{ "comm_gate=", "comm_gate=" },
+		{ "gate_library=liborrery-nccl.so", "absolute path" },
+		{ "gate_library=/a.so:/tmp/evil.so", "without ':'" },
+		{ "gate_library=/a.so\t/tmp/evil.so", "without ':'" },
 	};
 	size_t i;
 
@@ -147,6 +164,60 @@ static void spec_too_long(void **state)
 	assert_int_equal(osp_spec_canonical(big, 1, &c, msg, sizeof(msg)), -1);
 	assert_non_null(strstr(msg, "longer than"));
 	free(big);
+}
+
+/* ---------------------------------------------------------------- gate */
+static void gate_option_values(void **state)
+{
+	assert_int_equal(osp_gate_parse("auto"), 1);
+	assert_int_equal(osp_gate_parse("off"), 0);
+	assert_int_equal(osp_gate_parse("on"), -1);
+	assert_int_equal(osp_gate_parse("AUTO"), -1);
+	assert_int_equal(osp_gate_parse(""), -1);
+	assert_int_equal(osp_gate_parse(NULL), -1);
+}
+
+static void gate_preload(void **state)
+{
+	const char *lib = "/usr/lib/orrery/liborrery-nccl.so";
+	char out[256];
+
+	assert_int_equal(osp_preload_value(lib, NULL, out, sizeof(out)), 1);
+	assert_string_equal(out, lib);
+	assert_int_equal(osp_preload_value(lib, "", out, sizeof(out)), 1);
+	assert_string_equal(out, lib);
+	/* the interposer goes first, the user's libraries stay */
+	assert_int_equal(osp_preload_value(lib, "/home/u/libx.so", out, sizeof(out)), 1);
+	assert_string_equal(out, "/usr/lib/orrery/liborrery-nccl.so:/home/u/libx.so");
+	/* already there (a step started from a gated task): unchanged */
+	assert_int_equal(osp_preload_value(lib, "/a.so /usr/lib/orrery/liborrery-nccl.so", out, sizeof(out)), 0);
+	assert_int_equal(osp_preload_value(lib, "/usr/lib/orrery/liborrery-nccl.so:/b.so", out, sizeof(out)), 0);
+	/* a longer name containing it is not it */
+	assert_int_equal(osp_preload_value(lib, "/usr/lib/orrery/liborrery-nccl.so.bak", out, sizeof(out)), 1);
+	assert_int_equal(osp_preload_value(lib, "/x.so", out, 20), -1);
+}
+
+static void gate_phase_geometry(void **state)
+{
+	char msg[600];
+	int64_t off = -1, span = -1;
+
+	/* two Up phases: first at 0 ms, last ends at 170 ms */
+	assert_int_equal(osp_phase_geometry("period=250ms;up=0ms+80ms@45Gbps;up=150ms+20ms@10Gbps/a2a",
+					    4, &off, &span, msg, sizeof(msg)), 0);
+	assert_int_equal(off, 0);
+	assert_int_equal(span, 170000);
+	/* compute first: the Up phase at 120 ms of 200 ms */
+	assert_int_equal(osp_phase_geometry("period=200ms;up=120ms+50ms@10Gbps", 2, &off, &span,
+					    msg, sizeof(msg)), 0);
+	assert_int_equal(off, 120000);
+	assert_int_equal(span, 50000);
+	/* a catalogue model resolves for the job's node count */
+	assert_int_equal(osp_phase_geometry("resnet50", 4, &off, &span, msg, sizeof(msg)), 0);
+	assert_true(off >= 0 && span > 0);
+	assert_int_equal(osp_phase_geometry("period=10ms;up=0ms+20ms@1Gbps", 1, &off, &span,
+					    msg, sizeof(msg)), -1);
+	assert_true(msg[0] != '\0');
 }
 
 /* ---------------------------------------------------------------- numbers */
@@ -345,6 +416,10 @@ int main(void)
 		cmocka_unit_test(args_all_keys),
 		cmocka_unit_test(args_default_profile_is_canonical),
 		cmocka_unit_test(args_rejected),
+		cmocka_unit_test(args_gate),
+		cmocka_unit_test(gate_option_values),
+		cmocka_unit_test(gate_preload),
+		cmocka_unit_test(gate_phase_geometry),
 		cmocka_unit_test(spec_canonical),
 		cmocka_unit_test(spec_too_long),
 		cmocka_unit_test(numbers),

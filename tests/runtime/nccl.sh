@@ -1,0 +1,160 @@
+#!/bin/bash
+# nccl.sh - the NCCL interposer without GPUs: nccl_train_loop over the
+# stand-in libnccl (tests/runtime/fake-nccl), run with
+# LD_PRELOAD=liborrery-nccl.so and a synthetic ORRERY_* environment
+# (period 100 ms, shift 20 ms, phase offset 5 ms, epoch now).
+#
+# Asserts where each collective was released relative to the slots
+# (releases.awk): the first collective of each iteration within TOL µs
+# after its slot, on consecutive slots, the rest at once; and the runtime's
+# statistics.  Stated tolerance: every release less than half a period
+# after its slot and on the right slot, and at least 80% within TOL =
+# 10 ms (the gate's own late tolerance, period/10); on an idle machine
+# releases are typically 100-200 µs after the slot, but a shared CI
+# machine can take milliseconds to wake a sleeper.  ORRERY_TEST_TOL_US
+# overrides TOL.
+#
+# Run by make check from the build directory; ORRERY_BUILD_DIR overrides.
+set -u -o pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=${ORRERY_BUILD_DIR:-$PWD}
+LOOP=$BUILD/tests/runtime/nccl_train_loop
+GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
+RTLIB=$BUILD/contrib/runtime/.libs
+TOL=${ORRERY_TEST_TOL_US:-10000}
+PERIOD=100000
+SHIFT=20000
+OFFSET=5000
+PASS=0
+FAIL=0
+ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
+not_ok() {
+	FAIL=$((FAIL + 1))
+	echo "not ok - $1"
+	shift
+	local l
+	for l in "$@"; do echo "#   $l"; done
+}
+
+for f in "$LOOP" "$GATE"; do
+	[ -x "$f" ] || [ -f "$f" ] || { echo "nccl.sh: $f not built" >&2; exit 1; }
+done
+TMP=$(mktemp -d /tmp/orrery-nccl-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+unset ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US ORRERY_PHASE_OFFSET_US \
+	ORRERY_GATE ORRERY_RECORD ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE \
+	ORRERY_GATE_GAP_US ORRERY_GATE_MIN_INTERVAL_US ORRERY_PHASE_SPAN_US \
+	ORRERY_RECORD_SYNC
+export LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+now_us() { echo $(( $(date +%s%N) / 1000 )); }
+
+# run NAME [ENV=VALUE...] -- LOOP_ARGS: gated run with the synthetic slots.
+EPOCH=
+run() {
+	local name=$1; shift
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	EPOCH=$(now_us)
+	env ORRERY_PERIOD_US=$PERIOD ORRERY_EPOCH_US=$EPOCH ORRERY_SHIFT_US=$SHIFT \
+		ORRERY_PHASE_OFFSET_US=$OFFSET ORRERY_RUNTIME_STATS="$TMP/$name.stats" \
+		ORRERY_RUNTIME_VERBOSE=1 "${envs[@]}" LD_PRELOAD="$GATE" \
+		"$LOOP" -o "$TMP/$name.out" "$@" 2>"$TMP/$name.err"
+}
+stat() { sed -n "s/^$2=//p" "$TMP/$1.stats"; }
+check() {  # check NAME PHASES: releases on the slots, runtime counted PHASES
+	local name=$1 want=$2 res
+	res=$(awk -v period=$PERIOD -v base=$((EPOCH + OFFSET + SHIFT)) -v tol=$TOL \
+		-f "$HERE/releases.awk" "$TMP/$name.out")
+	[ "$(stat "$name" phases)" = "$want" ] ||
+		res="$res
+problem: runtime counted $(stat "$name" phases) phases, want $want"
+	[ "$(stat "$name" active)" = 1 ] || res="$res
+problem: runtime not active: $(stat "$name" reason)"
+	if echo "$res" | grep -q '^problem'; then
+		not_ok "$name" $(echo "$res" | head -n 8 | tr ' ' '_') "$(head -n 3 "$TMP/$name.err")"
+	else
+		ok "$name: $(echo "$res" | tail -n 1)"
+	fi
+}
+
+# Iterations of about 70 ms: a job slightly faster than its 100 ms period
+# (its phases then wait for their slots), with room for a loaded machine's
+# sleeps to take 25 ms longer, and longer than the phase rule's minimum
+# interval (period/2).
+# 1. one communicator, 12 iterations of 65 ms compute + 4 x 1 MB allreduce
+run plain -- -n 12 -c 65000 -k 4
+check plain 12
+
+# 2. two communicators used alternately: still one gate per iteration
+run two-comms -- -n 10 -c 65000 -k 4 -m 2
+check two-comms 10
+
+# 3. the phase inside ncclGroupStart/End: gated once, at its first call
+run group -- -n 10 -c 65000 -k 4 -g
+check group 10
+
+# 4. two threads with a communicator each: one gate for the process; both
+#    threads' phases go on the same slot
+run threads -- -n 10 -c 65000 -k 3 -t 2
+check threads 10
+
+# 5. the first 4 iterations captured into a CUDA graph (as a job does
+#    when it captures, then replays the graph): not gated; the rest are
+run capture -- -n 10 -c 65000 -k 3 -C 4
+check capture 6
+
+# 6. a profile with two Up phases: each iteration has a second burst 50 ms
+#    after the first ends.  With ORRERY_PHASE_SPAN_US=75000 (what the SPANK
+#    plugin exports for such a profile) it belongs to the iteration and
+#    passes; without it (minimum interval period/2) it is taken for a new
+#    phase and waits for the next slot.
+run span ORRERY_PHASE_SPAN_US=75000 -- -n 8 -c 25000 -s 50000 -k 2
+check span 8
+run nospan -- -n 1 -c 25000 -s 50000 -k 2
+held=$(awk '$3 == 2 { print $6 - $5 }' "$TMP/nospan.out")
+[ "${held:-0}" -gt $((PERIOD / 4)) ] && ok "without ORRERY_PHASE_SPAN_US the second burst is gated as a new phase (held $held us)" ||
+	not_ok "without ORRERY_PHASE_SPAN_US the second burst should wait for a slot" "held ${held:-?} us"
+
+# 7. ORRERY_GATE=off: everything passes at once, runtime inactive
+run off ORRERY_GATE=off -- -n 8 -c 5000 -k 4
+held=$(awk -v period=$PERIOD -v tol=$TOL -v gated=0 -f "$HERE/releases.awk" "$TMP/off.out" | grep problem)
+if [ -z "$held" ] && [ "$(stat off active)" = 0 ] && [ "$(stat off reason)" = ORRERY_GATE=off ] &&
+   grep -q 'not gating: ORRERY_GATE=off' "$TMP/off.err"; then
+	ok "ORRERY_GATE=off: every collective passes at once, stats say why"
+else
+	not_ok "ORRERY_GATE=off passes through" "held=$held active=$(stat off active)" "$(cat "$TMP/off.err")"
+fi
+
+# 8. no ORRERY_* at all (not an orrery job): a no-op, silently
+env ORRERY_RUNTIME_STATS="$TMP/none.stats" LD_PRELOAD="$GATE" "$LOOP" -o "$TMP/none.out" \
+	-n 8 -c 5000 -k 4 2>"$TMP/none.err"
+rc=$?
+held=$(awk -v period=$PERIOD -v tol=$TOL -v gated=0 -f "$HERE/releases.awk" "$TMP/none.out" | grep problem)
+if [ $rc -eq 0 ] && [ -z "$held" ] && [ "$(stat none active)" = 0 ] && [ ! -s "$TMP/none.err" ]; then
+	ok "without ORRERY_* variables the interposer is a silent no-op"
+else
+	not_ok "without ORRERY_* variables the interposer is a silent no-op" "rc=$rc held=$held" "$(cat "$TMP/none.err")"
+fi
+
+# 9. record mode: a parsable timeline, one line per collective
+run record ORRERY_RECORD="$TMP/tl" -- -n 6 -c 65000 -k 3 -m 2
+tl=$(ls "$TMP"/tl.*.timeline 2>/dev/null | head -n 1)
+problems=$(awk '
+	NR == 1 { if ($0 != "# orrery-timeline 1") print "bad first line: " $0; next }
+	NR == 2 { if ($0 !~ /^# host=[^ ]+ pid=[0-9]+ rank=-?[0-9]+ source=nccl$/) print "bad header: " $0; next }
+	/^#/ { next }
+	{ n++
+	  if (NF != 5 || $1 !~ /^[0-9]+$/ || $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/) print "bad line " NR ": " $0
+	  if ($2 < $1) print "ends before it starts: " $0
+	  if ($3 != 1048576 || $5 != "allreduce" || ($4 != "c0" && $4 != "c1")) print "wrong fields: " $0 }
+	END { if (n != 18) print "want 18 records, got " n }' "$tl" 2>&1)
+[ -n "$tl" ] && [ -z "$problems" ] &&
+	ok "record mode: $(basename "$tl") has 18 well-formed lines (bytes, comm c0/c1, allreduce)" ||
+	not_ok "record mode writes a parsable timeline" "${tl:-no file}" $problems
+check record 6
+
+echo "$PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]
