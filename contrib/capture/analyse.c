@@ -4,9 +4,10 @@
  * 1. Bursts: a rank's collectives separated by less than --gap merge into
  *    one burst (a candidate Up phase).
  * 2. Period: for a lag K = 1, 2, ... the differences s[i+K] - s[i] of burst
- *    starts are constant when K bursts make one iteration.  The smallest K
- *    for which 80% of them lie within --jitter of their median gives the
- *    period (the median).  Medians ignore warm-up and stragglers.
+ *    starts are constant when K bursts make one iteration.  The share of
+ *    them within --jitter of their median measures that; the smallest K
+ *    within 0.1 of the best share (at least 1/2) gives the period (the
+ *    median).  Medians ignore warm-up and stragglers.
  * 3. Iteration boundary: an iteration starts after its longest quiet gap
  *    (the compute of the forward pass).  A first pass walks the bursts one
  *    period at a time, finds the gap before each position of the cycle and
@@ -135,29 +136,49 @@ static size_t make_bursts(const struct timeline *tl, int64_t gap,
 	return m;
 }
 
-/* Step 2: smallest lag K with a stable s[i+K] - s[i]: at least 80% of
- * the differences within +-jitter of their median (a robust CV alone
- * accepts a lag that mixes a few distinct gaps).  0 if none. */
+/* Step 2: the lag K at which s[i+K] - s[i] is most stable: the share of
+ * differences within +-jitter of their median.  A multiple of the true lag
+ * is as stable as the lag itself and a wrong lag that happens to match
+ * most gaps (evenly spaced bursts inside an iteration) is less stable, so
+ * the smallest K within 0.1 of the best share wins; the best share must
+ * be at least one half (a robust CV alone would accept a lag mixing a few
+ * distinct gaps).  Only the first LAG_WINDOW bursts are used: the rhythm
+ * is found long before, and the cost stays bounded.  0 if none. */
+#define LAG_WINDOW 20000
+
 static uint32_t find_lag(const struct burst *b, size_t m, double jitter,
 			 double *tmp, int64_t *period, double *cv_out,
 			 double *best_in)
 {
+	double frac[ORRERY_MAX_PHASES + 1] = { 0 }, med[ORRERY_MAX_PHASES + 1];
+	size_t kmax = 0;
+
+	if (m > LAG_WINDOW)
+		m = LAG_WINDOW;
 	*best_in = 0;
 	for (size_t k = 1; k <= ORRERY_MAX_PHASES && m >= 3 * k + 1; k++) {
 		size_t n = m - k, in = 0;
 		for (size_t i = 0; i < n; i++)
 			tmp[i] = (double)(b[i + k].s - b[i].s);
-		double med = median(tmp, n);
+		med[k] = median(tmp, n);
 		for (size_t i = 0; i < n; i++)
-			in += fabs(tmp[i] - med) <= jitter * med;
-		double frac = (double)in / n;
-		if (frac > *best_in)
-			*best_in = frac;
-		if (med >= ORRERY_MIN_PERIOD_US && frac >= 0.8) {
-			*period = (int64_t)llround(med);
-			*cv_out = 1.4826 * mad(tmp, n, med) / med;
-			return (uint32_t)k;
-		}
+			in += fabs(tmp[i] - med[k]) <= jitter * med[k];
+		frac[k] = med[k] >= ORRERY_MIN_PERIOD_US ? (double)in / n : 0;
+		if (frac[k] > *best_in)
+			*best_in = frac[k];
+		kmax = k;
+	}
+	if (*best_in < 0.5)
+		return 0;
+	for (size_t k = 1; k <= kmax; k++) {
+		if (frac[k] < *best_in - 0.1)
+			continue;
+		size_t n = m - k;
+		for (size_t i = 0; i < n; i++)
+			tmp[i] = (double)(b[i + k].s - b[i].s);
+		*period = (int64_t)llround(med[k]);
+		*cv_out = 1.4826 * mad(tmp, n, med[k]) / med[k];
+		return (uint32_t)k;
 	}
 	return 0;
 }
@@ -294,7 +315,7 @@ int cap_analyse(const struct timeline *tl, size_t n_tl,
 		if (!k) {
 			snprintf(err, errlen,
 				 "%s: no periodic pattern in %zu bursts (at best %.0f%% of "
-				 "the repeats within --jitter %.3f of the period, 80%% "
+				 "the repeats within --jitter %.3f of the period, 50%% "
 				 "needed); is this a training loop of at least %u "
 				 "iterations?", tl[r].path, M[r], 100 * best, o->jitter,
 				 3 * o->min_iterations);

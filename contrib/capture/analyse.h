@@ -16,7 +16,7 @@ struct cap_opts {
 	int64_t gap_us;        /* collectives closer than this: one phase     */
 	uint32_t ranks;        /* ring size n for the bus factor; 0 = auto    */
 	uint32_t warmup;       /* regular iterations dropped per rank, first  */
-	double jitter;         /* periodic: 80% of repeats within this fraction */
+	double jitter;         /* periodicity tolerance, fraction of the period */
 	int64_t round_us;      /* times rounded to this                       */
 	uint32_t min_iterations;
 };

@@ -9,7 +9,11 @@ contrib_capture_orrery_capture_LDADD = lib/liborrery.la -lm
 
 dist_man_MANS += doc/orrery-capture.1
 TESTS += tests/capture/test_orrery_capture.sh
+# Capture from a run of the training-loop driver over the stand-in libnccl
+# under the NCCL interposer (contrib/runtime/local.mk builds them).
+TESTS += tests/capture/test_capture_fake_nccl.sh
 EXTRA_DIST += tests/capture/test_orrery_capture.sh \
+	tests/capture/test_capture_fake_nccl.sh \
 	tests/data/timelines
 
 # The SPANK plugin's --comm-profile validation as a program, so the capture

@@ -35,7 +35,7 @@ static void usage(FILE *out)
 		"                           (default: number of files when 2 or more)\n"
 		"      --gap TIME           collectives closer than TIME form one phase (1ms)\n"
 		"      --warmup N           regular iterations dropped first, per rank (1)\n"
-		"      --jitter X           periodic: 80%% of iterations within X of the\n"
+		"      --jitter X           periodicity tolerance: repeats within X of the\n"
 		"                           period (0.05)\n"
 		"      --round TIME         round times to TIME (100us)\n"
 		"      --min-iterations N   fewest iterations accepted (5)\n"
