@@ -21,7 +21,7 @@ EXTRA_DIST += tests/capture/test_orrery_capture.sh \
 if HAVE_SLURM
 check_PROGRAMS += tests/capture/spank_accepts
 tests_capture_spank_accepts_SOURCES = tests/capture/spank_accepts.c \
-	plugins/spank/args.c plugins/spank/option.c
+	plugins/spank/args.c plugins/spank/option.c plugins/spank/gate.c
 tests_capture_spank_accepts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(SLURM_CPPFLAGS)
 tests_capture_spank_accepts_LDADD = lib/liborrery.la
 endif

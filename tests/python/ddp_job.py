@@ -26,6 +26,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--state-none", action="store_true",
+                    help="register the hook with state None, as DDP's own hooks allow")
     args = ap.parse_args()
 
     dist.init_process_group("gloo")
@@ -41,7 +43,7 @@ def main():
         torch.nn.Linear(1024, 512), torch.nn.ReLU(),
         torch.nn.Linear(512, 10))
     ddp = DistributedDataParallel(model, bucket_cap_mb=0.25)
-    state = orrery.torch.AlignedHookState()
+    state = None if args.state_none else orrery.torch.AlignedHookState()
     releases = []
 
     def probing_hook(st, bucket):
@@ -51,6 +53,8 @@ def main():
         return fut
 
     ddp.register_comm_hook(state, probing_hook)
+    if state is None:  # the hook keeps one state per process group
+        state = orrery.torch._state_of(None)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
     x = torch.randn(32, 64)
     y = torch.randint(0, 10, (32,))

@@ -12,7 +12,8 @@ package.  Prints "ok"/"FAIL" lines and "N passed, M failed".
    one slot per iteration), the runtime's counters must show gating, the
    ranks must end with equal parameters, and the recorded timelines must
    become a profile (period 400 ms) that sbatch's validation accepts.
-2. no-op: no ORRERY_* variables: nothing waits, counters are zero.
+2. no-op: no ORRERY_* variables: nothing waits, counters are zero (hook
+   registered with state None).
 3. no runtime: ORRERY_RUNTIME_LIB names a missing file: one warning, the
    job trains as with PyTorch's default hook.
 """
@@ -56,7 +57,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_job(tmp, name, extra_env, iterations):
+def run_job(tmp, name, extra_env, iterations, args=()):
     """Two ranks; returns ([result dicts], [stderr texts]) or None."""
     port = free_port()
     procs = []
@@ -71,7 +72,7 @@ def run_job(tmp, name, extra_env, iterations):
         err = open(os.path.join(tmp, f"{name}.rank{rank}.err"), "w+")
         procs.append((subprocess.Popen(
             [PY, os.path.join(HERE, "ddp_job.py"), "--iterations",
-             str(iterations), "--out", out], env=env, stdout=err,
+             str(iterations), "--out", out] + list(args), env=env, stdout=err,
             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL), out, err))
     results, errs, ok = [], [], True
     for p, out, err in procs:
@@ -130,9 +131,9 @@ def gated(tmp):
         # 600 ms each on a loaded machine) and may miss slots; the gate
         # holds the steady ones.
         check(st["on_slot"] + st["late"] + st["missed"] == ITERATIONS and
-              st["missed"] <= WARMUP + 2 and not st["disabled"],
+              st["on_slot"] >= ITERATIONS // 2 and not st["disabled"],
               f"rank {rk}: on_slot {st['on_slot']}, late {st['late']}, missed {st['missed']} "
-              f"(at most {WARMUP + 2} missed), gate not disabled")
+              f"(at least {ITERATIONS // 2} on slot), gate not disabled")
         check(r["hook_waited_us"] > 0 and st["total_wait_us"] > 0,
               f"rank {rk}: waited {r['hook_waited_us'] / 1e3:.1f} ms in total")
         rel = r["releases_us"]
@@ -141,10 +142,13 @@ def gated(tmp):
         steady = ITERATIONS - WARMUP
         within = sum(o <= TOL_US for o in offs)
         # Ungated, a release falls within TOL_US of a slot with probability
-        # TOL_US / PERIOD_US = 5%.
-        check(len(rel) == ITERATIONS and within >= steady - 2,
+        # TOL_US / PERIOD_US = 5%; gated, all do unless the machine is so
+        # loaded that iterations overrun the period (seen at load 45 on 2
+        # cores: 18 of 21).  Three quarters tell the two apart.
+        need = (3 * steady + 3) // 4
+        check(len(rel) == ITERATIONS and within >= need,
               f"rank {rk}: {within} of {steady} steady iterations' first all-reduce "
-              f"within {TOL_US / 1e3:.0f} ms after a slot (at least {steady - 2}; "
+              f"within {TOL_US / 1e3:.0f} ms after a slot (at least {need}; "
               f"median {sorted(offs)[len(offs) // 2] / 1e3:.2f} ms)")
         check(all(b > a for a, b in zip(slots, slots[1:])),
               f"rank {rk}: one slot per iteration (slots {slots[0]}..{slots[-1]})")
@@ -154,7 +158,7 @@ def gated(tmp):
         s0 = [(t - base) // PERIOD_US for t in res[0]["releases_us"]]
         s1 = [(t - base) // PERIOD_US for t in res[1]["releases_us"]]
         same = sum(a == b for a, b in zip(s0[WARMUP:], s1[WARMUP:]))
-        check(same >= ITERATIONS - WARMUP - 2,
+        check(same >= (3 * (ITERATIONS - WARMUP) + 3) // 4,
               f"both ranks release {same} of {ITERATIONS - WARMUP} steady iterations on the same slot")
         check(abs(res[0]["checksum"] - res[1]["checksum"]) < 1e-6,
               "both ranks end with the same parameters (the all-reduces ran)")
@@ -194,7 +198,8 @@ def gated(tmp):
 def noop(tmp):
     env = {"ORRERY_RUNTIME_LIB": os.environ["ORRERY_TEST_RUNTIME_LIB"]}
     t0 = time.monotonic()
-    got = run_job(tmp, "noop", env, 5)
+    # state=None: the hook keeps its own state per process group.
+    got = run_job(tmp, "noop", env, 5, ["--state-none"])
     if not got:
         return
     res, errs = got
