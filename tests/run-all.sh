@@ -104,6 +104,9 @@ if [ $skip_cluster -eq 0 ]; then
 	step "integration: SPANK plugin, relay, srun/salloc, sacct (stand-in controller)"
 	"$top/tests/integration/run.sh" --build-dir "$build/obj"
 	record "integration (cons_tres)" $?
+	step "runtime: srun --comm-gate=auto, fake-NCCL loop released on the job's slots"
+	"$top/tests/runtime/cluster.sh" --build-dir "$build/obj"
+	record "runtime (NCCL gate on a cluster)" $?
 	if [ -f "$plugins/select_orrery_cons_tres.so" ]; then
 		step "integration: the same suite under select/orrery_cons_tres"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins \

@@ -59,4 +59,9 @@ tests_runtime_nccl_train_loop_LDADD = tests/runtime/fake-nccl/libnccl.la -lpthre
 # the tests run it under LD_PRELOAD.
 tests_runtime_nccl_train_loop_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += tests/runtime/nccl.sh
-EXTRA_DIST += tests/runtime/nccl.sh tests/runtime/releases.awk
+EXTRA_DIST += tests/runtime/nccl.sh tests/runtime/releases.awk tests/runtime/cluster.sh
+
+# The GPU machine check (a real NCCL program under the interposer; plain
+# gcc, run by hand where a GPU is lent) and the man pages.
+EXTRA_DIST += contrib/runtime/gpu-check contrib/runtime/gpu_allreduce_loop.c
+dist_man_MANS += doc/orrery-env.7 doc/orrery-timeline.5

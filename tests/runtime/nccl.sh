@@ -59,6 +59,7 @@ run() {
 	shift
 	EPOCH=$(now_us)
 	env ORRERY_PERIOD_US=$PERIOD ORRERY_EPOCH_US=$EPOCH ORRERY_SHIFT_US=$SHIFT \
+		ORRERY_GATE_MIN_INTERVAL_US=20000 \
 		ORRERY_PHASE_OFFSET_US=$OFFSET ORRERY_RUNTIME_STATS="$TMP/$name.stats" \
 		ORRERY_RUNTIME_VERBOSE=1 "${envs[@]}" LD_PRELOAD="$GATE" \
 		"$LOOP" -o "$TMP/$name.out" "$@" 2>"$TMP/$name.err"
@@ -80,30 +81,31 @@ problem: runtime not active: $(stat "$name" reason)"
 	fi
 }
 
-# Iterations of about 70 ms: a job slightly faster than its 100 ms period
-# (its phases then wait for their slots), with room for a loaded machine's
-# sleeps to take 25 ms longer, and longer than the phase rule's minimum
-# interval (period/2).
-# 1. one communicator, 12 iterations of 65 ms compute + 4 x 1 MB allreduce
-run plain -- -n 12 -c 65000 -k 4
+# Iterations of about 30 ms, much shorter than the 100 ms period so that a
+# loaded machine's sleeps may take twice as long and the phases still wait
+# for their slots; ORRERY_GATE_MIN_INTERVAL_US=20000 (run's default here)
+# lets the phase rule see each iteration as a new phase.  Test 6 checks
+# the default minimum interval.
+# 1. one communicator, 12 iterations of 25 ms compute + 4 x 1 MB allreduce
+run plain -- -n 12 -c 25000 -k 4
 check plain 12
 
 # 2. two communicators used alternately: still one gate per iteration
-run two-comms -- -n 10 -c 65000 -k 4 -m 2
+run two-comms -- -n 10 -c 25000 -k 4 -m 2
 check two-comms 10
 
 # 3. the phase inside ncclGroupStart/End: gated once, at its first call
-run group -- -n 10 -c 65000 -k 4 -g
+run group -- -n 10 -c 25000 -k 4 -g
 check group 10
 
 # 4. two threads with a communicator each: one gate for the process; both
 #    threads' phases go on the same slot
-run threads -- -n 10 -c 65000 -k 3 -t 2
+run threads -- -n 10 -c 25000 -k 3 -t 2
 check threads 10
 
 # 5. the first 4 iterations captured into a CUDA graph (as a job does
 #    when it captures, then replays the graph): not gated; the rest are
-run capture -- -n 10 -c 65000 -k 3 -C 4
+run capture -- -n 10 -c 25000 -k 3 -C 4
 check capture 6
 
 # 6. a profile with two Up phases: each iteration has a second burst 50 ms
@@ -111,9 +113,9 @@ check capture 6
 #    plugin exports for such a profile) it belongs to the iteration and
 #    passes; without it (minimum interval period/2) it is taken for a new
 #    phase and waits for the next slot.
-run span ORRERY_PHASE_SPAN_US=75000 -- -n 8 -c 25000 -s 50000 -k 2
+run span ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=75000 -- -n 8 -c 25000 -s 50000 -k 2
 check span 8
-run nospan -- -n 1 -c 25000 -s 50000 -k 2
+run nospan ORRERY_GATE_MIN_INTERVAL_US= -- -n 1 -c 25000 -s 50000 -k 2
 held=$(awk '$3 == 2 { print $6 - $5 }' "$TMP/nospan.out")
 [ "${held:-0}" -gt $((PERIOD / 4)) ] && ok "without ORRERY_PHASE_SPAN_US the second burst is gated as a new phase (held $held us)" ||
 	not_ok "without ORRERY_PHASE_SPAN_US the second burst should wait for a slot" "held ${held:-?} us"
@@ -140,7 +142,7 @@ else
 fi
 
 # 9. record mode: a parsable timeline, one line per collective
-run record ORRERY_RECORD="$TMP/tl" -- -n 6 -c 65000 -k 3 -m 2
+run record ORRERY_RECORD="$TMP/tl" -- -n 6 -c 25000 -k 3 -m 2
 tl=$(ls "$TMP"/tl.*.timeline 2>/dev/null | head -n 1)
 problems=$(awk '
 	NR == 1 { if ($0 != "# orrery-timeline 1") print "bad first line: " $0; next }

@@ -1,0 +1,214 @@
+#!/bin/bash
+# cluster.sh - the zero-code-change NCCL path end to end, on a real Slurm
+# 22.05 cluster on this machine (contrib/cluster/orrery-cluster):
+#
+#   srun --comm-profile=... --comm-gate=auto nccl_train_loop
+#
+# The SPANK plugin's stand-in controller (test_controller=1) assigns the
+# job its slots (period = the profile's 100 ms, shift = a quarter period,
+# epoch = submission); the prolog relays them; each task gets ORRERY_*,
+# ORRERY_PHASE_OFFSET_US and the admin's liborrery-nccl.so in LD_PRELOAD;
+# the training-like loop over the stand-in libnccl then releases its
+# collectives on the job's slots.  Stated tolerance (releases.awk): every
+# iteration's first collective after its slot and less than half a period
+# after it, iterations on consecutive slots, at least 80% within 10 ms
+# (period/10, the gate's own late tolerance); the other collectives go at
+# once.
+#
+# Usage: tests/runtime/cluster.sh [--build-dir DIR] [--state-dir DIR]
+#                                 [--port-base P] [--keep]
+# Run as root.  Starts and always stops its own cluster.  Last line:
+# "N passed, M failed".
+set -u -o pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+BUILD=${ORRERY_BUILD_DIR:-$TOP/build}
+STATE=/var/tmp/orrery-rt-cluster
+PORT_BASE=19000
+KEEP=0
+NODES=2
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build-dir) BUILD=$2; shift ;;
+	--state-dir) STATE=$2; shift ;;
+	--port-base) PORT_BASE=$2; shift ;;
+	--keep) KEEP=1 ;;
+	*) echo "cluster.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+BUILD=$(cd "$BUILD" 2>/dev/null && pwd)
+CLUSTER=$TOP/contrib/cluster/orrery-cluster
+PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
+GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
+RTLIB=$BUILD/contrib/runtime/.libs
+LOOP=$BUILD/tests/runtime/nccl_train_loop
+PROFILE='period=100ms;up=5ms+10ms@10Gbps'
+PASS=0
+FAIL=0
+T0=$(date +%s)
+
+summary() { echo "$PASS passed, $FAIL failed"; }
+ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
+not_ok() {
+	FAIL=$((FAIL + 1))
+	echo "not ok - $1"
+	shift
+	local l
+	for l in "$@"; do echo "#   $l"; done
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "cluster.sh: must run as root (it starts slurmd, slurmctld, slurmdbd)" >&2
+	summary; exit 1
+fi
+for f in "$PLUGIN" "$GATE" "$LOOP"; do
+	[ -f "$f" ] || { echo "cluster.sh: $f not built (make && make check, or --build-dir DIR)" >&2; summary; exit 1; }
+done
+
+cleanup() {
+	local rc=$?
+	if [ "$KEEP" -eq 1 ]; then
+		echo "# --keep: cluster left running; $CLUSTER down --state-dir $STATE"
+	else
+		"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1 ||
+			echo "# warning: $CLUSTER down --state-dir $STATE failed"
+	fi
+	echo "# $(( $(date +%s) - T0 )) s"
+	summary
+	exit $(( FAIL > 0 || rc != 0 ? 1 : 0 ))
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "# bringing up $NODES nodes in $STATE (ports $PORT_BASE..), stand-in controller"
+"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+if ! "$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" \
+	--leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" --select cons_tres \
+	--spank-args "test_controller=1 verbose=1 gate_library=$GATE" \
+	--timeout 90 >"$STATE.up.log" 2>&1; then
+	not_ok "cluster up" "$(tail -n 30 "$STATE.up.log")"
+	exit 1
+fi
+ok "cluster up ($NODES nodes)"
+export SLURM_CONF=$STATE/etc/slurm.conf
+OUT=$STATE/rt
+rm -rf "$OUT"
+mkdir -p "$OUT"
+chmod 1777 "$OUT"
+cd "$OUT" || exit 1
+unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
+	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_GATE ORRERY_RECORD \
+	ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE LD_PRELOAD
+# liborrery-runtime.so.0 from the build tree (installed, it is on the
+# loader's path); srun passes the environment on.
+export LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+# The task: its environment, then the loop (65 ms compute + 4 x 1 MB).
+cat >"$OUT/task.sh" <<EOF
+#!/bin/bash
+tag=\$1
+env | grep -E '^(ORRERY_[A-Z_]+|LD_PRELOAD)=' | sort >"$OUT/\$tag.env.\$SLURM_PROCID"
+export ORRERY_RUNTIME_STATS="$OUT/\$tag.stats.%r" ORRERY_RUNTIME_VERBOSE=1
+exec "$LOOP" -n 10 -c 65000 -k 4 -o "$OUT/\$tag.loop.\$SLURM_PROCID"
+EOF
+chmod 755 "$OUT/task.sh"
+
+envval() { sed -n "s/^$2=//p" "$1"; }
+
+# ------------------------------------------------------------------ tests
+t_gated() {
+	local rc r problems="" res period epoch shift offset envf
+	timeout 120 srun -J rt-gated -N2 --ntasks-per-node=1 --comm-profile="$PROFILE" \
+		--comm-gate=auto "$OUT/task.sh" gated >"$OUT/gated.out" 2>"$OUT/gated.err"
+	rc=$?
+	[ $rc -eq 0 ] || { not_ok "srun --comm-gate=auto job runs" "rc=$rc" "$(tail -n 5 "$OUT/gated.err")"; return; }
+	for r in 0 1; do
+		envf=$OUT/gated.env.$r
+		[ -f "$envf" ] || { problems="$problems rank$r:no_env"; continue; }
+		case $(envval "$envf" LD_PRELOAD) in
+		"$GATE"*) ;;
+		*) problems="$problems rank$r:LD_PRELOAD='$(envval "$envf" LD_PRELOAD)'" ;;
+		esac
+		[ "$(envval "$envf" ORRERY_PHASE_OFFSET_US)" = 5000 ] || problems="$problems rank$r:offset"
+		[ "$(envval "$envf" ORRERY_PHASE_SPAN_US)" = 10000 ] || problems="$problems rank$r:span"
+	done
+	[ -z "$problems" ] && ok "tasks on both nodes: the admin's interposer first in LD_PRELOAD, ORRERY_PHASE_OFFSET_US=5000, ORRERY_PHASE_SPAN_US=10000" ||
+		not_ok "task environment for --comm-gate=auto" $problems "$(cat "$OUT"/gated.env.0 2>/dev/null)"
+
+	envf=$OUT/gated.env.0
+	period=$(envval "$envf" ORRERY_PERIOD_US)
+	epoch=$(envval "$envf" ORRERY_EPOCH_US)
+	shift=$(envval "$envf" ORRERY_SHIFT_US)
+	offset=$(envval "$envf" ORRERY_PHASE_OFFSET_US)
+	for r in 0 1; do
+		res=$(awk -v period="$period" -v base=$((epoch + offset + shift)) -v tol=$((period / 10)) \
+			-f "$HERE/releases.awk" "$OUT/gated.loop.$r" 2>&1)
+		[ "$(sed -n 's/^phases=//p' "$OUT/gated.stats.$r" 2>/dev/null)" = 10 ] ||
+			res="$res
+problem: stats file $OUT/gated.stats.$r: phases=$(sed -n 's/^phases=//p' "$OUT/gated.stats.$r" 2>/dev/null), want 10"
+		if echo "$res" | grep -q '^problem'; then
+			not_ok "rank $r: collectives released on the job's slots (period $period, shift $shift, offset $offset)" \
+				$(echo "$res" | head -n 6 | tr ' ' '_') "$(grep orrery "$OUT/gated.err" | head -n 4)"
+		else
+			ok "rank $r: collectives released on the job's slots (period $period us, shift $shift us, offset $offset us): $(echo "$res" | tail -n 1)"
+		fi
+	done
+}
+
+t_default_off() {
+	local rc res
+	timeout 120 srun -J rt-off -N1 --comm-profile="$PROFILE" \
+		"$OUT/task.sh" off >"$OUT/off.out" 2>"$OUT/off.err"
+	rc=$?
+	res=$(awk -v period=100000 -v tol=10000 -v gated=0 -f "$HERE/releases.awk" "$OUT/off.loop.0" 2>&1)
+	if [ $rc -eq 0 ] && ! grep -q '^LD_PRELOAD=' "$OUT/off.env.0" &&
+	   grep -q '^ORRERY_SHIFT_US=' "$OUT/off.env.0" && ! echo "$res" | grep -q problem &&
+	   [ ! -e "$OUT/off.stats.0" ]; then
+		ok "without --comm-gate (site default off): no LD_PRELOAD, the loop runs ungated"
+	else
+		not_ok "without --comm-gate: not gated" "rc=$rc" "$(cat "$OUT/off.env.0" 2>/dev/null)" "$res"
+	fi
+}
+
+t_bad_option() {
+	local err rc
+	err=$(timeout 20 srun -J rt-bad -N1 --comm-profile="$PROFILE" --comm-gate=on true 2>&1); rc=$?
+	if [ $rc -ne 0 ] && echo "$err" | grep -q "orrery: --comm-gate=on: accepted values are auto and off" &&
+	   [ -z "$(timeout 5 squeue -h -n rt-bad -o %i)" ]; then
+		ok "--comm-gate=on is rejected by srun with a clear message"
+	else
+		not_ok "--comm-gate=on is rejected by srun with a clear message" "rc=$rc" "$err"
+	fi
+}
+
+# sbatch --comm-gate=auto: the option reaches the steps of the batch job.
+t_sbatch() {
+	local id st deadline res
+	id=$(timeout 20 sbatch --parsable -J rt-sbatch -N1 --comm-profile="$PROFILE" --comm-gate=auto \
+		-o "$OUT/sbatch.log" --wrap "srun $OUT/task.sh sbatch" 2>"$OUT/sbatch.err")
+	[ -n "$id" ] || { not_ok "sbatch --comm-gate=auto submitted" "$(cat "$OUT/sbatch.err")"; return; }
+	deadline=$(( $(date +%s) + 90 ))
+	while :; do
+		st=$(timeout 5 scontrol -o show job "$id" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
+		case $st in ''|PENDING|CONFIGURING|RUNNING|COMPLETING) ;; *) break ;; esac
+		[ "$(date +%s)" -lt "$deadline" ] || break
+		sleep 1
+	done
+	case $(envval "$OUT/sbatch.env.0" LD_PRELOAD 2>/dev/null) in
+	"$GATE"*)
+		[ "$(sed -n 's/^phases=//p' "$OUT/sbatch.stats.0" 2>/dev/null)" = 10 ] &&
+			ok "sbatch --comm-gate=auto: the job's srun step is gated (10 phases)" ||
+			not_ok "sbatch --comm-gate=auto: the step's runtime counted 10 phases" "$(cat "$OUT/sbatch.stats.0" 2>/dev/null)" ;;
+	*) not_ok "sbatch --comm-gate=auto: the job's srun step gets the interposer" "state=$st" \
+		"$(cat "$OUT/sbatch.env.0" 2>/dev/null)" "$(tail -n 3 "$OUT/sbatch.log" 2>/dev/null)" ;;
+	esac
+}
+
+t_bad_option
+t_gated
+t_default_off
+t_sbatch
