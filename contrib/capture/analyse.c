@@ -58,10 +58,14 @@ void cap_opts_default(struct cap_opts *o)
 
 double cap_bus_factor(enum tl_op op, uint32_t n)
 {
-	/* nccl-tests' bus bandwidth factors (doc/PERFORMANCE.md there); the
-	 * recorded size is the one nccl-tests uses: all-gather the whole
-	 * output, reduce-scatter the whole input.  n == 0: n unknown, the
-	 * large-n limit. */
+	/* Bytes one rank of a ring of n puts on its link per byte recorded,
+	 * with the sizes orrery-timeline(5) records (count x element size as
+	 * passed to the library): an all-reduce of S sends 2(n-1)/n S; an
+	 * all-gather records its send chunk c and a reduce-scatter its
+	 * receive chunk c, and each sends (n-1) c; an all-to-all records its
+	 * whole send buffer, of which (n-1)/n leaves the rank.  n == 0: n
+	 * unknown, the large-n limit; all-gather and reduce-scatter have
+	 * none (cap_analyse refuses them without --ranks). */
 	double f = n ? (double)(n - 1) / n : 1.0;
 
 	switch (op) {
@@ -69,6 +73,7 @@ double cap_bus_factor(enum tl_op op, uint32_t n)
 		return 2.0 * f;
 	case TL_OP_ALLGATHER:
 	case TL_OP_REDUCESCATTER:
+		return n ? (double)(n - 1) : 0.0;
 	case TL_OP_ALLTOALL:
 		return f;
 	default:
@@ -297,6 +302,17 @@ int cap_analyse(const struct timeline *tl, size_t n_tl,
 			maxm = tl[r].n;
 	}
 	res->events = total;
+	if (res->ring_n_assumed)
+		for (size_t r = 0; r < n_tl; r++)
+			for (size_t i = 0; i < tl[r].n; i++)
+				if (tl[r].ev[i].op == TL_OP_ALLGATHER ||
+				    tl[r].ev[i].op == TL_OP_REDUCESCATTER) {
+					snprintf(err, errlen,
+						 "%s: %s records the chunk of one rank and its "
+						 "traffic grows with the ring size: give --ranks N",
+						 tl[r].path, tl_op_name(tl[r].ev[i].op));
+					goto out;
+				}
 	tmp = malloc((maxm + total + 1) * sizeof *tmp);
 	it = malloc((total + 1) * sizeof *it);
 	if (!tmp || !it)

@@ -125,9 +125,10 @@ static void print_summary(FILE *out, const struct timeline *tl, size_t n_tl,
 	if (r->ring_n_assumed)
 		fprintf(out, "bus factor    ring size unknown (one file, no --ranks): large-n limit, all-reduce x2\n");
 	else
-		fprintf(out, "bus factor    ring of n=%u: all-reduce x%.3f, all-gather/reduce-scatter/all-to-all x%.3f\n",
+		fprintf(out, "bus factor    ring of n=%u: all-reduce x%.3f, all-gather/reduce-scatter x%.0f, all-to-all x%.3f\n",
 			r->ring_n, cap_bus_factor(TL_OP_ALLREDUCE, r->ring_n),
-			cap_bus_factor(TL_OP_ALLGATHER, r->ring_n));
+			cap_bus_factor(TL_OP_ALLGATHER, r->ring_n),
+			cap_bus_factor(TL_OP_ALLTOALL, r->ring_n));
 	fprintf(out, "  %-5s  %-9s  %-9s  %-10s  %-10s  %-12s  %-8s  %s\n", "phase",
 		"offset", "duration", "bytes", "on wire", "demand", "CV(dur)",
 		"collectives");

@@ -131,6 +131,17 @@ if run "dp-straggler: no --ranks" 0 "$CAP" -o "$tmp/st2.profile" "$TL/dp-straggl
 		fail "summary does not say the ring size is unknown"
 fi
 
+# All-gathers record one rank's chunk (orrery-timeline(5)): n-1 chunks
+# leave the rank, 50 MB x 7 x 8 / 20 ms = 140 Gbit/s with --ranks 8; without
+# --ranks their traffic is unknown and the tool says so.
+sed 's/ncclAllReduce$/ncclAllGather/' "$TL/dp-straggler.timeline" > "$tmp/ag.timeline"
+if run "all-gather timeline: --ranks 8" 0 "$CAP" -n 8 -o "$tmp/ag.profile" "$tmp/ag.timeline"; then
+	near "all-gather demand" "$(mbps "$(key "$tmp/ag.profile" phase.0 demand)")" 140000 2800
+fi
+run "all-gather timeline without --ranks" 1 "$CAP" "$tmp/ag.timeline" &&
+	grep -q "allgather records the chunk of one rank.*give --ranks N" "$tmp/err" &&
+	ok "asks for --ranks" || fail "$(cat "$tmp/err")"
+
 # --- pipeline stage: p2p, all-to-all and all-reduce phases ------------------
 if run "pipeline: --ranks 4" 0 "$CAP" --ranks=4 -o "$tmp/pp.profile" "$TL/pipeline.timeline"; then
 	f=$tmp/pp.profile
