@@ -1,0 +1,98 @@
+#!/bin/bash
+# Capture from a run: the training-loop driver over the stand-in libnccl
+# (tests/runtime/fake-nccl, FAKE_NCCL_GBPS=8: a collective of B bytes
+# takes 20 us + B*8/8000 us), under the NCCL interposer with a slot grid
+# (period 100 ms) and record mode.  Each iteration: 20 ms of compute, the
+# first burst of 3 all-reduces of 4 MB (3 x 4 ms), 30 ms of compute, the
+# second burst: 74 ms of work in a 100 ms period.  ORRERY_PHASE_SPAN_US
+# (the profile's communication span, as the SPANK plugin exports it) is
+# 60 ms: the interposer gates a burst that starts 60 ms or more after the
+# last release, so the second burst (at 42 ms) is not gated and the next
+# iteration's first (at 74 ms) is, with room for sleeps that overrun.
+# orrery-capture must find: period 100 ms (the gate's), two phases, the
+# second about 30 ms after the first ends, each with the stand-in's rate
+# (8 Gbit/s at most; n=2 so the all-reduce factor is 1); and the SPANK
+# plugin's validation must accept the file.
+set -u -o pipefail
+BUILD=$PWD
+LOOP=$BUILD/tests/runtime/nccl_train_loop
+GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
+RTLIB=$BUILD/contrib/runtime/.libs
+CAP=$BUILD/contrib/capture/orrery-capture
+ACCEPTS=$BUILD/tests/capture/spank_accepts
+for f in "$LOOP" "$GATE" "$CAP"; do
+	[ -e "$f" ] || { echo "test_capture_fake_nccl: $f not built"; exit 99; }
+done
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+passes=0 fails=0
+ok() { passes=$((passes + 1)); echo "ok   $1"; }
+fail() { fails=$((fails + 1)); echo "FAIL $1"; }
+# within NAME VALUE LO HI
+within() {
+	if awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v == v + 0 && v >= lo && v <= hi) }'; then
+		ok "$1 = $2 (in $3..$4)"
+	else
+		fail "$1 = $2, expected $3..$4"
+	fi
+}
+key() {
+	awk -v g="[$2]" -v k="$3" '/^\[/ { in_g = ($0 == g); next }
+		in_g && index($0, k "=") == 1 { print substr($0, length(k) + 2); exit }' "$1"
+}
+us() {
+	echo "$1" | awk '/us$/ { print $0 + 0; next } /ms$/ { print ($0 + 0) * 1000; next }
+		/s$/ { print ($0 + 0) * 1000000; next } { print "NaN" }'
+}
+mbps() {
+	echo "$1" | awk '/Gbps$/ { print ($0 + 0) * 1000; next } /Mbps$/ { print $0 + 0; next } { print "NaN" }'
+}
+
+epoch=$(( $(date +%s%N) / 1000 ))
+env -u ORRERY_RUNTIME_STATS -u ORRERY_GATE -u ORRERY_PHASE_OFFSET_US \
+	LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} LD_PRELOAD=$GATE \
+	ORRERY_PERIOD_US=100000 ORRERY_EPOCH_US=$epoch ORRERY_SHIFT_US=20000 \
+	ORRERY_PHASE_SPAN_US=60000 ORRERY_RECORD=$tmp/run RANK=0 FAKE_NCCL_GBPS=8 \
+	"$LOOP" -n 30 -c 20000 -k 3 -b 4000000 -s 30000 -o "$tmp/loop.txt" \
+	>"$tmp/loop.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "driver ran 30 iterations under the interposer" ||
+	{ fail "driver exit $rc"; sed 's/^/  | /' "$tmp/loop.log"; }
+set -- "$tmp"/run.*.timeline
+if [ ! -f "$1" ]; then
+	fail "record mode wrote no timeline"
+else
+	ok "record mode wrote $(basename "$1") ($(grep -vc '^#' "$1") collectives)"
+	if "$CAP" -n 2 -o "$tmp/fake.profile" "$1" >"$tmp/out" 2>&1; then
+		ok "orrery-capture makes a profile"
+		sed 's/^/  | /' "$tmp/out"
+		f=$tmp/fake.profile
+		within "period (us)" "$(us "$(key "$f" profile period)")" 99000 101000
+		within "phases" "$(grep -c '^\[phase\.' "$f")" 2 2
+		# Sleeps overrun on a loaded machine: durations only grow, and
+		# the demand (bytes over duration) only falls below 8 Gbit/s.
+		d0=$(us "$(key "$f" phase.0 duration)")
+		within "phase 0 duration (us), 3 x 4 ms" "$d0" 12000 30000
+		within "phase 1 offset (us), 30 ms after phase 0" \
+			"$(us "$(key "$f" phase.1 offset)")" 38000 $((d0 + 45000))
+		for n in 0 1; do
+			dm=$(mbps "$(key "$f" phase.$n demand)")
+			du=$(us "$(key "$f" phase.$n duration)")
+			within "phase $n demand (Mbit/s), at most the stand-in's 8 Gbit/s" "$dm" 1000 8000
+			within "phase $n demand x duration / 8 (bytes), the 12 MB sent" \
+				"$(awk -v d="$dm" -v t="$du" 'BEGIN { print d * t / 8 }')" 11400000 12600000
+		done
+		[ "$(key "$f" capture source)" = nccl ] && ok "source=nccl" || fail "source $(key "$f" capture source)"
+		if [ -x "$ACCEPTS" ]; then
+			spec=$(sed -n 's/^spec  *//p' "$tmp/out")
+			got=$("$ACCEPTS" "@$f") && [ "$got" = "$spec" ] &&
+				ok "sbatch's --comm-profile validation accepts it: $got" ||
+				fail "sbatch validation: '$got' (spec '$spec')"
+		fi
+	else
+		fail "orrery-capture on the recorded run"
+		sed 's/^/  | /' "$tmp/out"
+	fi
+fi
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]
