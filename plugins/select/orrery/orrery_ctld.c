@@ -926,19 +926,19 @@ static int job_test(orrery_job_test_args_t *a)
 	bool narrow;
 	int rc = SLURM_ERROR;
 
+	/* Will-run (backfill's plan), test-only and reservation tests:
+	 * cons_tres's, untouched and without even the lock. */
+	if (!SELECT_IS_MODE_RUN_NOW(a->mode))
+		return delegate(a, a->bitmap);
 	slurm_mutex_lock(&lock);
 	if (!ensure_cluster_locked() || !job_profile_spec(job_ptr))
 		goto unlocked_delegate;
-	/* Narrow only a real start; cons_tres answers will-run, test-only
-	 * and reservation tests on the full set.  Jobs naming nodes or
-	 * preempting others are left to cons_tres. */
+	/* Jobs naming nodes or preempting others are left to cons_tres. */
 	narrow = ocnf.mode == ORRERY_MODE_ENFORCE &&
-		SELECT_IS_MODE_RUN_NOW(a->mode) &&
 		!(job_ptr->details && job_ptr->details->req_node_bitmap) &&
 		!(a->preemptee_candidates &&
 		  list_count(a->preemptee_candidates));
-	if (!narrow && !(ocnf.mode == ORRERY_MODE_ADVISE &&
-			 SELECT_IS_MODE_RUN_NOW(a->mode)))
+	if (!narrow && ocnf.mode != ORRERY_MODE_ADVISE)
 		goto unlocked_delegate;
 	rc = place_locked(a, narrow);
 unlocked_delegate:
