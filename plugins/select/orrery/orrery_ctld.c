@@ -7,10 +7,12 @@
  *     orrery.conf, and its running jobs kept in
  *     StateSaveLocation/orrery_state;
  *   - job_test: for a job with a comm profile (ORRERY_PROFILE in its SPANK
- *     job environment, or orrery.conf's default_profile) rank candidate
- *     node sets and hand cons_tres the best one; next candidates, then the
- *     unnarrowed bitmap if cons_tres cannot use it.  Read-only: job_test
- *     runs many times per job;
+ *     job environment, or orrery.conf's default_profile) that cons_tres
+ *     can start now, rank candidate node sets and hand cons_tres the best
+ *     one; next candidates, then cons_tres's own answer on the full set.
+ *     A job that cannot start costs one cons_tres call and no ranking.
+ *     Parsed profiles and rankings are cached per job (place_cache.h).
+ *     Read-only: job_test runs many times per job;
  *   - job_begin: evaluate the allocated nodes, record the job with its
  *     shift, export ORRERY_* to the job's SPANK environment (the prolog
  *     sees SPANK_ORRERY_*) and append an ORR1: record to AdminComment;
@@ -34,6 +36,7 @@
 #include "src/common/slurm_xlator.h"
 #include "src/common/bitstring.h"
 #include "src/common/env.h"
+#include "src/common/job_resources.h"
 #include "src/common/node_conf.h"
 #include "src/common/select.h"
 #include "src/common/slurm_topology.h"
@@ -826,12 +829,11 @@ static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
 }
 
 /*
- * Try the ranked candidates; SLURM_SUCCESS with a->bitmap narrowed, or
- * SLURM_ERROR to run cons_tres on the full bitmap.  The ranking is
- * reused while its key holds (same state version, bitmap, request); so
- * is what cons_tres answered: candidates it refused under that key are
- * not offered again, a pending job that fits nowhere costs one lookup
- * and the unnarrowed call.
+ * Rank (or reuse the ranking of) the job among a->bitmap; with narrow,
+ * try the candidates: SLURM_SUCCESS with a->bitmap narrowed, or
+ * SLURM_ERROR when cons_tres took none.  The ranking is reused while its
+ * key holds (same state version, bitmap, request); so is what cons_tres
+ * answered: candidates it refused under that key are not offered again.
  */
 static int place_locked(orrery_job_test_args_t *a, bool narrow)
 {
@@ -920,11 +922,70 @@ int orrery_ctld_job_test(orrery_job_test_args_t *a)
 	return rc;
 }
 
+/*
+ * Enforce mode, a job to start now.  cons_tres first answers on the full
+ * set: a job that cannot start anywhere (most calls: a waiting job is
+ * tested on every pass) costs what it costs without orrery, and no
+ * ranking.  A job that can start is then offered orrery's candidates;
+ * if cons_tres refuses them all, its first answer stands (kept, not
+ * recomputed).  cons_tres's job_test frees job_ptr->job_resrcs on entry
+ * and leaves its own result there, so the first result is set aside
+ * while the candidates are tried.  Called with `lock' held; returns
+ * with it released.
+ */
+static int narrow_locked(orrery_job_test_args_t *a)
+{
+	job_record_t *job_ptr = a->job_ptr;
+	bitstr_t *full = bit_copy(a->bitmap);
+	job_resources_t *full_res;
+	int rc;
+
+	slurm_mutex_unlock(&lock);
+	rc = delegate(a, full);
+	if (rc != SLURM_SUCCESS) {
+		FREE_NULL_BITMAP(full);
+		return rc;
+	}
+	full_res = job_ptr->job_resrcs;
+	job_ptr->job_resrcs = NULL;
+	slurm_mutex_lock(&lock);
+	rc = place_locked(a, true);	/* a->bitmap: the offered set */
+	slurm_mutex_unlock(&lock);
+	if (rc == SLURM_SUCCESS) {
+		free_job_resources(&full_res);
+	} else {
+		free_job_resources(&job_ptr->job_resrcs);
+		job_ptr->job_resrcs = full_res;
+		bit_copybits(a->bitmap, full);
+	}
+	FREE_NULL_BITMAP(full);
+	return SLURM_SUCCESS;
+}
+
+/* Advise mode: cons_tres decides on the full set; for a job that can
+ * start, the best candidate among the offered nodes is logged.  Called
+ * with `lock' held; returns with it released. */
+static int advise_locked(orrery_job_test_args_t *a)
+{
+	orrery_job_test_args_t offered = *a;
+	int rc;
+
+	offered.bitmap = bit_copy(a->bitmap);
+	slurm_mutex_unlock(&lock);
+	rc = delegate(a, a->bitmap);
+	if (rc == SLURM_SUCCESS) {
+		slurm_mutex_lock(&lock);
+		place_locked(&offered, false);
+		slurm_mutex_unlock(&lock);
+	}
+	FREE_NULL_BITMAP(offered.bitmap);
+	return rc;
+}
+
 static int job_test(orrery_job_test_args_t *a)
 {
 	job_record_t *job_ptr = a->job_ptr;
 	bool narrow;
-	int rc = SLURM_ERROR;
 
 	/* Will-run (backfill's plan), test-only and reservation tests:
 	 * cons_tres's, untouched and without even the lock. */
@@ -940,11 +1001,11 @@ static int job_test(orrery_job_test_args_t *a)
 		  list_count(a->preemptee_candidates));
 	if (!narrow && ocnf.mode != ORRERY_MODE_ADVISE)
 		goto unlocked_delegate;
-	rc = place_locked(a, narrow);
+	if (narrow)
+		return narrow_locked(a);	/* unlocks */
+	return advise_locked(a);	/* unlocks */
 unlocked_delegate:
 	slurm_mutex_unlock(&lock);
-	if (rc == SLURM_SUCCESS)
-		return rc;
 	return delegate(a, a->bitmap);
 }
 
