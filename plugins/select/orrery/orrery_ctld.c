@@ -36,7 +36,6 @@
 #include "src/common/slurm_xlator.h"
 #include "src/common/bitstring.h"
 #include "src/common/env.h"
-#include "src/common/job_resources.h"
 #include "src/common/node_conf.h"
 #include "src/common/select.h"
 #include "src/common/slurm_topology.h"
@@ -831,11 +830,13 @@ static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
 /*
  * Rank (or reuse the ranking of) the job among a->bitmap; with narrow,
  * try the candidates: SLURM_SUCCESS with a->bitmap narrowed, or
- * SLURM_ERROR when cons_tres took none.  The ranking is reused while its
+ * SLURM_ERROR when cons_tres took none (*tries: how many it was
+ * offered).  The ranking is reused while its
  * key holds (same state version, bitmap, request); so is what cons_tres
  * answered: candidates it refused under that key are not offered again.
  */
-static int place_locked(orrery_job_test_args_t *a, bool narrow)
+static int place_locked(orrery_job_test_args_t *a, bool narrow,
+			size_t *tries)
 {
 	job_record_t *job_ptr = a->job_ptr;
 	orr_entry_t *e;
@@ -887,6 +888,7 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow)
 			FREE_NULL_BITMAP(try);
 			break;
 		}
+		(*tries)++;
 		if (delegate(a, try) == SLURM_SUCCESS) {
 			bit_copybits(a->bitmap, try);
 			FREE_NULL_BITMAP(try);
@@ -927,39 +929,36 @@ int orrery_ctld_job_test(orrery_job_test_args_t *a)
  * set: a job that cannot start anywhere (most calls: a waiting job is
  * tested on every pass) costs what it costs without orrery, and no
  * ranking.  A job that can start is then offered orrery's candidates;
- * if cons_tres refuses them all, its first answer stands (kept, not
- * recomputed).  cons_tres's job_test frees job_ptr->job_resrcs on entry
- * and leaves its own result there, so the first result is set aside
- * while the candidates are tried.  Called with `lock' held; returns
- * with it released.
+ * if cons_tres refuses them all, it answers on the full set again.  (Its
+ * first answer cannot be kept once another call ran: every job_test
+ * call also rewrites the job's job_resrcs, total_cpus and GRES
+ * selection.)  Called with `lock' held;
+ * returns with it released.
  */
 static int narrow_locked(orrery_job_test_args_t *a)
 {
-	job_record_t *job_ptr = a->job_ptr;
 	bitstr_t *full = bit_copy(a->bitmap);
-	job_resources_t *full_res;
+	size_t tries = 0;
 	int rc;
 
 	slurm_mutex_unlock(&lock);
 	rc = delegate(a, full);
-	if (rc != SLURM_SUCCESS) {
-		FREE_NULL_BITMAP(full);
-		return rc;
-	}
-	full_res = job_ptr->job_resrcs;
-	job_ptr->job_resrcs = NULL;
+	if (rc != SLURM_SUCCESS)
+		goto out;
 	slurm_mutex_lock(&lock);
-	rc = place_locked(a, true);	/* a->bitmap: the offered set */
+	rc = place_locked(a, true, &tries);	/* a->bitmap: offered set */
 	slurm_mutex_unlock(&lock);
-	if (rc == SLURM_SUCCESS) {
-		free_job_resources(&full_res);
-	} else {
-		free_job_resources(&job_ptr->job_resrcs);
-		job_ptr->job_resrcs = full_res;
+	if (rc == SLURM_SUCCESS)
+		goto out;
+	if (!tries) {	/* nothing ran since the full answer: it stands */
 		bit_copybits(a->bitmap, full);
+		rc = SLURM_SUCCESS;
+		goto out;
 	}
+	rc = delegate(a, a->bitmap);
+out:
 	FREE_NULL_BITMAP(full);
-	return SLURM_SUCCESS;
+	return rc;
 }
 
 /* Advise mode: cons_tres decides on the full set; for a job that can
@@ -975,7 +974,9 @@ static int advise_locked(orrery_job_test_args_t *a)
 	rc = delegate(a, a->bitmap);
 	if (rc == SLURM_SUCCESS) {
 		slurm_mutex_lock(&lock);
-		place_locked(&offered, false);
+		size_t tries = 0;
+
+		place_locked(&offered, false, &tries);
 		slurm_mutex_unlock(&lock);
 	}
 	FREE_NULL_BITMAP(offered.bitmap);
