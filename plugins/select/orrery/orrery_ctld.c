@@ -154,6 +154,10 @@ static struct {
 	/* The same for the job_test calls that start a job now
 	 * (SELECT_MODE_RUN_NOW: where orrery ranks and narrows). */
 	uint64_t run_calls, run_ns;
+	/* The same three in CPU time of the calling thread
+	 * (CLOCK_THREAD_CPUTIME_ID): on a loaded host wall time also counts
+	 * the time the thread waited for a CPU, wherever that fell. */
+	uint64_t jt_cpu_ns, ct_cpu_ns, run_cpu_ns;
 	/* Ranking: computed (miss; rank_ns is parse + resolve + place) or
 	 * reused (hit); profile parses; narrowed tries not repeated because
 	 * cons_tres already refused them under the same key. */
@@ -166,12 +170,22 @@ static void bump_version_locked(void)
 	g.version++;
 }
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static uint64_t cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static bool orr_debug(void)
@@ -195,7 +209,9 @@ static void log_stats_locked(bool force)
 	     " cons_tres_us=%"PRIu64" run_now_tests=%"PRIu64
 	     " run_now_us=%"PRIu64" rank_hits=%"PRIu64" rank_misses=%"PRIu64
 	     " rank_us=%"PRIu64" parses=%"PRIu64" tries_skipped=%"PRIu64
-	     " cache_entries=%zu cache_evicted=%"PRIu64,
+	     " cache_entries=%zu cache_evicted=%"PRIu64
+	     " job_test_cpu_us=%"PRIu64" cons_tres_cpu_us=%"PRIu64
+	     " run_now_cpu_us=%"PRIu64,
 	     orrery_mode_name(conf_ok ? ocnf.mode : ORRERY_MODE_OFF),
 	     stats.tested, stats.placements, stats.narrowed, stats.begun,
 	     stats.fallbacks,
@@ -207,7 +223,10 @@ static void log_stats_locked(bool force)
 	     __atomic_load_n(&stats.run_calls, __ATOMIC_RELAXED),
 	     __atomic_load_n(&stats.run_ns, __ATOMIC_RELAXED) / 1000,
 	     stats.rank_hits, stats.rank_misses, stats.rank_ns / 1000,
-	     stats.parses, stats.tries_skipped, cs.live, cs.evicted);
+	     stats.parses, stats.tries_skipped, cs.live, cs.evicted,
+	     __atomic_load_n(&stats.jt_cpu_ns, __ATOMIC_RELAXED) / 1000,
+	     __atomic_load_n(&stats.ct_cpu_ns, __ATOMIC_RELAXED) / 1000,
+	     __atomic_load_n(&stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000);
 }
 
 static void fallback(job_record_t *job_ptr, const char *fmt, ...)
@@ -735,12 +754,13 @@ void orrery_ctld_job_init(List job_list)
  * under slurmctld's job write lock), hence the atomic adds. */
 static int delegate(orrery_job_test_args_t *a, bitstr_t *bitmap)
 {
-	uint64_t t0 = now_ns();
+	uint64_t c0 = cpu_ns(), t0 = now_ns();
 	int rc = a->delegate(a->job_ptr, bitmap, a->min_nodes, a->max_nodes,
 			     a->req_nodes, a->mode, a->preemptee_candidates,
 			     a->preemptee_job_list, a->exc_core_bitmap);
 
 	__atomic_fetch_add(&stats.ct_ns, now_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats.ct_cpu_ns, cpu_ns() - c0, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&stats.ct_calls, 1, __ATOMIC_RELAXED);
 	return rc;
 }
@@ -911,14 +931,16 @@ static int job_test(orrery_job_test_args_t *a);
 
 int orrery_ctld_job_test(orrery_job_test_args_t *a)
 {
-	uint64_t t0 = now_ns();
+	uint64_t c0 = cpu_ns(), t0 = now_ns();
 	int rc = job_test(a);
-	uint64_t dt = now_ns() - t0;
+	uint64_t dt = now_ns() - t0, dc = cpu_ns() - c0;
 
 	__atomic_fetch_add(&stats.jt_ns, dt, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats.jt_cpu_ns, dc, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&stats.jt_calls, 1, __ATOMIC_RELAXED);
 	if (SELECT_IS_MODE_RUN_NOW(a->mode)) {
 		__atomic_fetch_add(&stats.run_ns, dt, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&stats.run_cpu_ns, dc, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&stats.run_calls, 1, __ATOMIC_RELAXED);
 	}
 	return rc;
