@@ -373,6 +373,58 @@ else
 	fi
 	gpu_job "-N2 --gpus=12" "" 12 -N2 --gpus=12
 
+	# ---------------------------------------------------------- cache
+	# A waiting job is tested on every scheduling pass.  cons_tres answers
+	# first on the full set: while the job cannot start it costs one
+	# cons_tres call per test and is never ranked; once another job's
+	# job_fini frees nodes it is ranked against the new state and
+	# started on its best candidate, its profile parsed once for the
+	# ranking and job_begin together; its cache entry goes at job_fini.
+	# sched_interval=2: main-scheduler passes every 2 s.
+	echo "SchedulerParameters=sched_interval=2" >>"$BASE/etc/slurm.conf"
+	t scontrol reconfigure
+	sleep 1
+	# counter KEY: its value on the last counters line
+	counter() {
+		grep 'select/orrery: mode=.* job_tests=' "$BASE/log/slurmctld.log" | tail -n1 |
+			tr ' ' '\n' | sed -n "s/^$1=//p"
+	}
+	w1=$(t sbatch --parsable -N4 -n8 -c1 -o /dev/null --wrap 'sleep 60')
+	check "cache: W1 holds 4 whole nodes" wait_running "$w1"
+	t scontrol reconfigure	# logs the counters
+	sleep 1
+	r0=$(counter run_now_tests) j0=$(counter job_tests) c0=$(counter cons_tres_calls)
+	k0=$(( $(counter rank_hits) + $(counter rank_misses) )) p0=$(counter parses)
+	p=$(t sbatch --parsable -N6 -n6 -c1 -o /dev/null --wrap 'sleep 20')
+	sleep 6		# 3 main-scheduler passes, a backfill cycle
+	t scontrol reconfigure
+	sleep 1
+	r1=$(counter run_now_tests) j1=$(counter job_tests) c1=$(counter cons_tres_calls)
+	k1=$(( $(counter rank_hits) + $(counter rank_misses) ))
+	check "cache: waiting P (6 nodes, 4 free) is pending" \
+		test "$(t squeue -h -j "$p" -o %T)" = PENDING
+	check "cache: P was tested to start on several passes (run_now_tests $r0 -> $r1)" \
+		test "$r1" -ge $((r0 + 2))
+	check "cache: one cons_tres call per job_test while P waits (job_tests +$((j1 - j0)), cons_tres_calls +$((c1 - c0)))" \
+		test $((c1 - c0)) -eq $((j1 - j0))
+	check "cache: P not ranked while it cannot start (rankings $k0 -> $k1, no candidate line)" \
+		bash -c "test $k1 -eq $k0 && ! grep -q 'select/orrery: trying JobId=$p ' '$BASE/log/slurmctld.log'"
+	t scancel "$w1"	# job_fini: the cluster state changed
+	check "cache: P starts once W1 has ended" wait_running "$p"
+	sleep 1
+	np=$(field "$p" NodeList)
+	check "cache: after W1's job_fini P was ranked and started on its first candidate ($np)" \
+		bash -c "grep -F 'select/orrery: trying JobId=$p candidate 1/' '$BASE/log/slurmctld.log' | tail -n1 | grep -qF ' $np '"
+	check "cache: P's profile parsed once for its ranking and job_begin (parses $p0 -> $(counter parses))" \
+		test "$(counter parses)" -eq $((p0 + 1))
+	t scancel "$p"
+	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
+	sleep 1
+	t scontrol reconfigure	# logs the counters
+	sleep 1
+	check "cache: no entry left once the cluster is empty (cache_entries=$(counter cache_entries))" \
+		test "$(counter cache_entries)" = 0
+
 	# ---------------------------------------------------------- off
 	# mode=off: the same two heavy jobs land where plain cons_tres puts
 	# them.

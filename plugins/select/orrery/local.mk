@@ -14,6 +14,8 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/select_orrery.c \
 	plugins/select/orrery/orrery_ctld.c \
 	plugins/select/orrery/orrery_ctld.h \
+	plugins/select/orrery/place_cache.c \
+	plugins/select/orrery/place_cache.h \
 	plugins/select/orrery/orrery_conf.c \
 	plugins/select/orrery/orrery_conf.h \
 	plugins/select/orrery/admin_record.c \
@@ -50,6 +52,17 @@ tests_select_test_admin_record_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
 tests_select_test_admin_record_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_select_test_admin_record_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# Per-job cache of the plugin: reset on a new profile text, LRU bound,
+# sweep of ended jobs, no leak (run under valgrind by hand).
+check_PROGRAMS += tests/select/test_place_cache
+TESTS += tests/select/test_place_cache
+tests_select_test_place_cache_SOURCES = tests/select/test_place_cache.c \
+	plugins/select/orrery/place_cache.c plugins/select/orrery/place_cache.h
+tests_select_test_place_cache_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
+tests_select_test_place_cache_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+tests_select_test_place_cache_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 
 EXTRA_DIST += tests/select/run.sh

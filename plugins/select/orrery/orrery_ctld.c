@@ -7,10 +7,12 @@
  *     orrery.conf, and its running jobs kept in
  *     StateSaveLocation/orrery_state;
  *   - job_test: for a job with a comm profile (ORRERY_PROFILE in its SPANK
- *     job environment, or orrery.conf's default_profile) rank candidate
- *     node sets and hand cons_tres the best one; next candidates, then the
- *     unnarrowed bitmap if cons_tres cannot use it.  Read-only: job_test
- *     runs many times per job;
+ *     job environment, or orrery.conf's default_profile) that cons_tres
+ *     can start now, rank candidate node sets and hand cons_tres the best
+ *     one; next candidates, then cons_tres's own answer on the full set.
+ *     A job that cannot start costs one cons_tres call and no ranking.
+ *     Parsed profiles and rankings are cached per job (place_cache.h).
+ *     Read-only: job_test runs many times per job;
  *   - job_begin: evaluate the allocated nodes, record the job with its
  *     shift, export ORRERY_* to the job's SPANK environment (the prolog
  *     sees SPANK_ORRERY_*) and append an ORR1: record to AdminComment;
@@ -44,6 +46,7 @@
 #include "admin_record.h"
 #include "orrery_conf.h"
 #include "orrery_ctld.h"
+#include "place_cache.h"
 
 /*
  * Every liborrery entry point used here is a weak reference: a liborrery
@@ -105,11 +108,18 @@ static const char *lib_missing(void)
 	return NULL;
 }
 
+/* slurmctld's own (not in libslurmfull): weak, as this file is only run
+ * inside slurmctld but the plugin also loads in client commands. */
+#pragma weak find_job_record
+
 /* The SPANK plugin stores the user's --comm-profile here with
  * spank_job_control_setenv(). */
 #define PROFILE_ENV "ORRERY_PROFILE"
 /* Candidates handed to cons_tres before the unnarrowed bitmap. */
-#define MAX_TRIES 4
+#define MAX_TRIES ORR_CACHE_MAX_CANDS
+/* Per-job cache entries at most (pending profiled jobs; least recently
+ * used evicted beyond). */
+#define CACHE_CAP 4096
 #define STATS_PERIOD 600
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -128,6 +138,12 @@ static struct {
 	uint32_t *live_ids;		/* running jobs at job_init, sorted */
 	size_t n_live;
 	bool have_live;
+	/* Bumped by everything that can change a ranking or cons_tres's
+	 * answer to it: job begin/fini/suspend/resume/resize, node config,
+	 * reconfigure, topology rebuild, state restore. */
+	uint64_t version;
+	uint64_t topo_version;		/* bumped by topology rebuilds */
+	orr_cache_t *cache;
 } g = { .need_build = true };
 
 static struct {
@@ -135,15 +151,41 @@ static struct {
 	/* Wall time of select_p_job_test: in total, and the part spent in
 	 * cons_tres's job_test (every delegated call, narrowed or not). */
 	uint64_t jt_calls, jt_ns, ct_calls, ct_ns;
+	/* The same for the job_test calls that start a job now
+	 * (SELECT_MODE_RUN_NOW: where orrery ranks and narrows). */
+	uint64_t run_calls, run_ns;
+	/* The same three in CPU time of the calling thread
+	 * (CLOCK_THREAD_CPUTIME_ID): on a loaded host wall time also counts
+	 * the time the thread waited for a CPU, wherever that fell. */
+	uint64_t jt_cpu_ns, ct_cpu_ns, run_cpu_ns;
+	/* Ranking: computed (miss; rank_ns is parse + resolve + place) or
+	 * reused (hit); profile parses; narrowed tries not repeated because
+	 * cons_tres already refused them under the same key. */
+	uint64_t rank_hits, rank_misses, rank_ns, parses, tries_skipped;
 	time_t last_log;
 } stats;
 
-static uint64_t now_ns(void)
+static void bump_version_locked(void)
+{
+	g.version++;
+}
+
+static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static uint64_t cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static bool orr_debug(void)
@@ -154,15 +196,22 @@ static bool orr_debug(void)
 static void log_stats_locked(bool force)
 {
 	time_t now = time(NULL);
+	orr_cache_stats_t cs;
 
 	if (!force && !orr_debug() && now - stats.last_log < STATS_PERIOD)
 		return;
 	stats.last_log = now;
+	orr_cache_stats(g.cache, &cs);
 	info("select/orrery: mode=%s profiled_tests=%"PRIu64
 	     " placements=%"PRIu64" narrowed=%"PRIu64" begun=%"PRIu64
 	     " fallbacks=%"PRIu64" jobs=%zu job_tests=%"PRIu64
 	     " job_test_us=%"PRIu64" cons_tres_calls=%"PRIu64
-	     " cons_tres_us=%"PRIu64,
+	     " cons_tres_us=%"PRIu64" run_now_tests=%"PRIu64
+	     " run_now_us=%"PRIu64" rank_hits=%"PRIu64" rank_misses=%"PRIu64
+	     " rank_us=%"PRIu64" parses=%"PRIu64" tries_skipped=%"PRIu64
+	     " cache_entries=%zu cache_evicted=%"PRIu64
+	     " job_test_cpu_us=%"PRIu64" cons_tres_cpu_us=%"PRIu64
+	     " run_now_cpu_us=%"PRIu64,
 	     orrery_mode_name(conf_ok ? ocnf.mode : ORRERY_MODE_OFF),
 	     stats.tested, stats.placements, stats.narrowed, stats.begun,
 	     stats.fallbacks,
@@ -170,7 +219,14 @@ static void log_stats_locked(bool force)
 	     __atomic_load_n(&stats.jt_calls, __ATOMIC_RELAXED),
 	     __atomic_load_n(&stats.jt_ns, __ATOMIC_RELAXED) / 1000,
 	     __atomic_load_n(&stats.ct_calls, __ATOMIC_RELAXED),
-	     __atomic_load_n(&stats.ct_ns, __ATOMIC_RELAXED) / 1000);
+	     __atomic_load_n(&stats.ct_ns, __ATOMIC_RELAXED) / 1000,
+	     __atomic_load_n(&stats.run_calls, __ATOMIC_RELAXED),
+	     __atomic_load_n(&stats.run_ns, __ATOMIC_RELAXED) / 1000,
+	     stats.rank_hits, stats.rank_misses, stats.rank_ns / 1000,
+	     stats.parses, stats.tries_skipped, cs.live, cs.evicted,
+	     __atomic_load_n(&stats.jt_cpu_ns, __ATOMIC_RELAXED) / 1000,
+	     __atomic_load_n(&stats.ct_cpu_ns, __ATOMIC_RELAXED) / 1000,
+	     __atomic_load_n(&stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000);
 }
 
 static void fallback(job_record_t *job_ptr, const char *fmt, ...)
@@ -408,6 +464,8 @@ static bool ensure_cluster_locked(void)
 		return g.cluster != NULL;
 	drop_cluster_locked();
 	g.need_build = false;
+	g.topo_version++;
+	bump_version_locked();
 
 	if (!(t = build_topology(&err)))
 		goto fail;
@@ -505,13 +563,48 @@ static const char *job_profile_spec(job_record_t *job_ptr)
 	return (spec && *spec) ? spec : NULL;
 }
 
-/* Explicit profile for the job at n_nodes, or NULL (no profile, or an
- * error already reported through fallback()). */
-static orrery_profile_t *job_profile(job_record_t *job_ptr, uint32_t n_nodes,
-				     bool *had_spec)
+static void free_profile(void *p)
 {
-	const char *spec = job_profile_spec(job_ptr);
-	orrery_profile_t *p = NULL, *r = NULL;
+	orrery_profile_free(p);
+}
+
+/* The job's cache entry for profile text spec, its profile parsed (once
+ * per job and text), or NULL (out of memory, or a bad profile reported
+ * through fallback() at its first parse). */
+static orr_entry_t *job_entry_locked(job_record_t *job_ptr, const char *spec)
+{
+	orrery_error_t err = { 0 };
+	orr_entry_t *e;
+	bool created;
+
+	if (!g.cache && !(g.cache = orr_cache_new(CACHE_CAP, free_profile)))
+		return NULL;
+	if (!(e = orr_cache_get(g.cache, job_ptr->job_id, spec, &created)))
+		return NULL;
+	if (created) {
+		orrery_profile_t *p = NULL;
+
+		stats.parses++;
+		if (orrery_profile_parse(spec, &p, &err)) {
+			e->parse_failed = true;
+			fallback(job_ptr, "bad comm profile: %s", err.message);
+		}
+		e->parsed = p;
+	}
+	if (e->parse_failed) {
+		if (!created)
+			stats.fallbacks++;	/* logged at the parse */
+		return NULL;
+	}
+	return e;
+}
+
+/* The profile of entry e resolved for n_nodes (owned by e), or NULL
+ * (reported through fallback()). */
+static orrery_profile_t *entry_profile_locked(job_record_t *job_ptr,
+					      orr_entry_t *e, uint32_t n_nodes)
+{
+	orrery_profile_t *r = NULL;
 	orrery_error_t err = { 0 };
 	orrery_shape_t shape = {
 		.nodes = n_nodes,
@@ -519,17 +612,57 @@ static orrery_profile_t *job_profile(job_record_t *job_ptr, uint32_t n_nodes,
 			orrery_cluster_topology(g.cluster)),
 	};
 
-	*had_spec = spec != NULL;
-	if (!spec)
-		return NULL;
-	if (orrery_profile_parse(spec, &p, &err) ||
-	    orrery_profile_resolve(p, &shape, &r, &err)) {
+	if (e->resolved && e->resolved_nodes == n_nodes &&
+	    e->resolved_version == g.topo_version)
+		return e->resolved;
+	if (e->resolved)
+		orrery_profile_free(e->resolved);
+	e->resolved = NULL;
+	if (orrery_profile_resolve(e->parsed, &shape, &r, &err)) {
 		fallback(job_ptr, "bad comm profile: %s", err.message);
-		orrery_profile_free(p);
 		return NULL;
 	}
-	orrery_profile_free(p);
+	e->resolved = r;
+	e->resolved_nodes = n_nodes;
+	e->resolved_version = g.topo_version;
 	return r;
+}
+
+/* Slurm's bitstr_t words (22.05: BITSTR_OVERHEAD header words, bit i in
+ * word i/64 at bit i%64), bits past the end masked. */
+static uint64_t hash_bitmap(uint64_t h, bitstr_t *b)
+{
+	int64_t nbits;
+	size_t words;
+	const uint64_t *w;
+
+	if (!b)
+		return orr_hash_bytes(h, "-", 1);
+	nbits = bit_size(b);
+	words = (nbits + 63) / 64;
+	w = (const uint64_t *) (b + BITSTR_OVERHEAD);
+	h = orr_hash_bytes(h, &nbits, sizeof(nbits));
+	for (size_t i = 0; i < words; i++) {
+		uint64_t v = w[i];
+
+		if (i + 1 == words && (nbits & 63))
+			v &= (1ull << (nbits & 63)) - 1;
+		h = orr_hash_bytes(h, &v, sizeof(v));
+	}
+	return h;
+}
+
+/* A job that slurmctld no longer has, or has finished: its cache entry
+ * can go.  Only called with the job read/write lock held. */
+static bool job_gone(uint32_t job_id, void *arg)
+{
+	job_record_t *j;
+
+	(void) arg;
+	if (!find_job_record)
+		return false;
+	j = find_job_record(job_id);
+	return !j || IS_JOB_FINISHED(j) || IS_JOB_COMPLETING(j);
 }
 
 /* ------------------------------------------------------------------ */
@@ -544,6 +677,8 @@ void orrery_ctld_init(void)
 	info("select/orrery: liborrery %s", orrery_version());
 	load_conf_locked();
 	g.need_build = true;
+	if (!g.cache)
+		g.cache = orr_cache_new(CACHE_CAP, free_profile);
 	stats.last_log = time(NULL);
 	slurm_mutex_unlock(&lock);
 }
@@ -554,6 +689,8 @@ void orrery_ctld_fini(void)
 	log_stats_locked(true);
 	save_state_locked();
 	drop_cluster_locked();
+	orr_cache_free(g.cache);
+	g.cache = NULL;
 	xfree(g.state_path);
 	xfree(g.live_ids);
 	orrery_conf_free(&ocnf);
@@ -569,6 +706,7 @@ void orrery_ctld_reconfigure(void)
 	load_conf_locked();
 	g.need_build = true;
 	g.build_failed = false;
+	bump_version_locked();
 	slurm_mutex_unlock(&lock);
 }
 
@@ -576,6 +714,14 @@ void orrery_ctld_topology_changed(void)
 {
 	slurm_mutex_lock(&lock);
 	g.need_build = true;
+	bump_version_locked();
+	slurm_mutex_unlock(&lock);
+}
+
+void orrery_ctld_state_changed(void)
+{
+	slurm_mutex_lock(&lock);
+	bump_version_locked();
 	slurm_mutex_unlock(&lock);
 }
 
@@ -599,6 +745,7 @@ void orrery_ctld_job_init(List job_list)
 	}
 	qsort(g.live_ids, g.n_live, sizeof(uint32_t), cmp_u32);
 	g.have_live = true;
+	bump_version_locked();
 	reconcile_locked();
 	slurm_mutex_unlock(&lock);
 }
@@ -607,92 +754,176 @@ void orrery_ctld_job_init(List job_list)
  * under slurmctld's job write lock), hence the atomic adds. */
 static int delegate(orrery_job_test_args_t *a, bitstr_t *bitmap)
 {
-	uint64_t t0 = now_ns();
+	uint64_t c0 = cpu_ns(), t0 = now_ns();
 	int rc = a->delegate(a->job_ptr, bitmap, a->min_nodes, a->max_nodes,
 			     a->req_nodes, a->mode, a->preemptee_candidates,
 			     a->preemptee_job_list, a->exc_core_bitmap);
 
 	__atomic_fetch_add(&stats.ct_ns, now_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats.ct_cpu_ns, cpu_ns() - c0, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&stats.ct_calls, 1, __ATOMIC_RELAXED);
 	return rc;
 }
 
-/* Try the ranked candidates; SLURM_SUCCESS with a->bitmap narrowed, or
- * SLURM_ERROR to run cons_tres on the full bitmap. */
-static int place_locked(orrery_job_test_args_t *a, bool narrow)
+/* What cons_tres's answer depends on besides the bitmap and the state
+ * version: cores held by reservations and the job's size. */
+static uint64_t req_hash(const orrery_job_test_args_t *a)
 {
-	job_record_t *job_ptr = a->job_ptr;
-	orrery_profile_t *prof;
+	struct job_details *d = a->job_ptr->details;
+	uint64_t v[7] = {
+		a->max_nodes, a->req_nodes,
+		d ? d->min_cpus : 0, d ? d->max_cpus : 0,
+		d ? d->num_tasks : 0, d ? d->pn_min_cpus : 0,
+		d ? d->pn_min_memory : 0,
+	};
+
+	return orr_hash_bytes(hash_bitmap(ORR_HASH_INIT, a->exc_core_bitmap),
+			      v, sizeof(v));
+}
+
+/* Rank candidate node sets of a->min_nodes among a->bitmap and keep the
+ * first MAX_TRIES in e under key.  false: placement failed (reported). */
+static bool rank_locked(orrery_job_test_args_t *a, orr_entry_t *e,
+			const orrery_profile_t *prof,
+			const orr_rank_key_t *key)
+{
 	orrery_placement_t *pl = NULL;
 	orrery_error_t err = { 0 };
-	uint8_t *free_nodes = NULL;
+	orr_cand_t cands[MAX_TRIES];
+	uint8_t *free_nodes;
 	uint32_t *nodes = NULL;
-	bool had_spec;
-	int rc = SLURM_ERROR;
-	size_t cnt;
+	uint32_t want = a->min_nodes ? a->min_nodes : 1;
+	size_t cnt, n_c = 0;
+	bool ok = false;
 
-	if (!(prof = job_profile(job_ptr, a->min_nodes, &had_spec)))
-		return SLURM_ERROR;
-	stats.tested++;
 	free_nodes = xcalloc(g.orr_nodes ? g.orr_nodes : 1, 1);
 	for (size_t i = 0; i < g.orr_nodes; i++)
 		free_nodes[i] = (g.orr2slurm[i] < bit_size(a->bitmap)) &&
 			bit_test(a->bitmap, g.orr2slurm[i]);
 	if (orrery_cluster_place(g.cluster, free_nodes, a->min_nodes, prof,
 				 &pl, &err)) {
-		fallback(job_ptr, "placement failed: %s", err.message);
+		fallback(a->job_ptr, "placement failed: %s", err.message);
 		goto out;
 	}
 	cnt = orrery_placement_count(pl);
-	if (!cnt) {
+	nodes = xcalloc((size_t) MAX_TRIES * want, sizeof(uint32_t));
+	for (size_t c = 0; c < cnt && n_c < MAX_TRIES; c++) {
+		uint32_t *dst = nodes + n_c * want;
+		size_t n = orrery_placement_nodes(pl, c, dst, want);
+		const orrery_eval_t *ev = orrery_placement_eval(pl, c);
+		size_t k = 0;
+
+		if (!ev)
+			break;
+		if (n > want)	/* only `want' were copied */
+			n = want;
+		for (size_t i = 0; i < n; i++)	/* to Slurm node indices */
+			if (dst[i] < g.orr_nodes)
+				dst[k++] = g.orr2slurm[dst[i]];
+		cands[n_c++] = (orr_cand_t) {
+			.nodes = dst, .n = k,
+			.score_min = orrery_eval_score_min(ev),
+			.score_mean = orrery_eval_score_mean(ev),
+			.shift_us = orrery_eval_shift_us(ev),
+		};
+	}
+	ok = orr_cache_set_ranking(g.cache, e, key, cnt, cands, n_c);
+out:
+	xfree(nodes);
+	xfree(free_nodes);
+	orrery_placement_free(pl);
+	return ok;
+}
+
+static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
+			  size_t c, bitstr_t *try, bool narrow)
+{
+	char *names = bitmap2node_name(try);
+
+	info("select/orrery: %s %pJ candidate %zu/%zu %s score_min=%.3f score_mean=%.3f shift=%"PRId64"us",
+	     narrow ? "trying" : "advise:", job_ptr, c + 1, e->n_total, names,
+	     e->cand[c].score_min, e->cand[c].score_mean,
+	     e->cand[c].shift_us);
+	xfree(names);
+}
+
+/*
+ * Rank (or reuse the ranking of) the job among a->bitmap; with narrow,
+ * try the candidates: SLURM_SUCCESS with a->bitmap narrowed, or
+ * SLURM_ERROR when cons_tres took none (*tries: how many it was
+ * offered).  The ranking is reused while its
+ * key holds (same state version, bitmap, request); so is what cons_tres
+ * answered: candidates it refused under that key are not offered again.
+ */
+static int place_locked(orrery_job_test_args_t *a, bool narrow,
+			size_t *tries)
+{
+	job_record_t *job_ptr = a->job_ptr;
+	orr_entry_t *e;
+	orr_rank_key_t key;
+	int rc = SLURM_ERROR;
+	size_t first;
+
+	if (!(e = job_entry_locked(job_ptr, job_profile_spec(job_ptr))))
+		return SLURM_ERROR;
+	stats.tested++;
+	key = (orr_rank_key_t) {
+		.version = g.version,
+		.bitmap_hash = hash_bitmap(ORR_HASH_INIT, a->bitmap),
+		.req_hash = req_hash(a),
+		.min_nodes = a->min_nodes,
+	};
+	if (e->ranked && orr_key_equal(&e->key, &key)) {
+		stats.rank_hits++;
+	} else {
+		uint64_t t0 = now_ns();
+		const orrery_profile_t *prof;
+		bool ok;
+
+		stats.rank_misses++;
+		orr_cache_unrank(g.cache, e);
+		prof = entry_profile_locked(job_ptr, e, a->min_nodes);
+		ok = prof && rank_locked(a, e, prof, &key);
+		stats.rank_ns += now_ns() - t0;
+		if (!ok)
+			goto out;
+	}
+	if (!e->n_cand) {
 		if (orr_debug())
 			info("select/orrery: no candidate of %u nodes among the free ones for %pJ",
 			     a->min_nodes, job_ptr);
 		goto out;
 	}
 	stats.placements++;
-	nodes = xcalloc(a->min_nodes, sizeof(uint32_t));
-	for (size_t c = 0; c < cnt && c < (narrow ? MAX_TRIES : 1); c++) {
-		size_t n = orrery_placement_nodes(pl, c, nodes, a->min_nodes);
-		const orrery_eval_t *ev = orrery_placement_eval(pl, c);
-		bitstr_t *try;
-		char *names;
+	first = e->outcome == ORR_OUTCOME_UNKNOWN ? 0 : (size_t) e->outcome;
+	for (size_t c = narrow ? first : 0; c < e->n_cand; c++) {
+		bitstr_t *try = bit_alloc(bit_size(a->bitmap));
 
-		if (n > a->min_nodes)	/* only min_nodes were copied */
-			n = a->min_nodes;
-		if (!ev)
-			break;
-		try = bit_alloc(bit_size(a->bitmap));
-		for (size_t i = 0; i < n; i++)
-			if (nodes[i] < g.orr_nodes)
-				bit_set(try, g.orr2slurm[nodes[i]]);
-		names = bitmap2node_name(try);
+		for (uint32_t i = 0; i < e->cand[c].n; i++)
+			if (e->cand[c].nodes[i] < bit_size(try))
+				bit_set(try, e->cand[c].nodes[i]);
 		if (!narrow || orr_debug())
-			info("select/orrery: %s %pJ candidate %zu/%zu %s score_min=%.3f score_mean=%.3f shift=%"PRId64"us",
-			     narrow ? "trying" : "advise:", job_ptr, c + 1,
-			     cnt, names, orrery_eval_score_min(ev),
-			     orrery_eval_score_mean(ev),
-			     orrery_eval_shift_us(ev));
-		xfree(names);
+			log_candidate(job_ptr, e, c, try, narrow);
 		if (!narrow) {
 			FREE_NULL_BITMAP(try);
 			break;
 		}
+		(*tries)++;
 		if (delegate(a, try) == SLURM_SUCCESS) {
 			bit_copybits(a->bitmap, try);
 			FREE_NULL_BITMAP(try);
+			e->outcome = (int) c;
 			stats.narrowed++;
 			rc = SLURM_SUCCESS;
 			break;
 		}
 		FREE_NULL_BITMAP(try);
+		e->outcome = (int) c + 1;
 	}
+	if (narrow)
+		stats.tries_skipped += first;
 out:
 	log_stats_locked(false);
-	xfree(nodes);
-	xfree(free_nodes);
-	orrery_placement_free(pl);
-	orrery_profile_free(prof);
 	return rc;
 }
 
@@ -700,11 +931,77 @@ static int job_test(orrery_job_test_args_t *a);
 
 int orrery_ctld_job_test(orrery_job_test_args_t *a)
 {
-	uint64_t t0 = now_ns();
+	uint64_t c0 = cpu_ns(), t0 = now_ns();
 	int rc = job_test(a);
+	uint64_t dt = now_ns() - t0, dc = cpu_ns() - c0;
 
-	__atomic_fetch_add(&stats.jt_ns, now_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats.jt_ns, dt, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats.jt_cpu_ns, dc, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&stats.jt_calls, 1, __ATOMIC_RELAXED);
+	if (SELECT_IS_MODE_RUN_NOW(a->mode)) {
+		__atomic_fetch_add(&stats.run_ns, dt, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&stats.run_cpu_ns, dc, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&stats.run_calls, 1, __ATOMIC_RELAXED);
+	}
+	return rc;
+}
+
+/*
+ * Enforce mode, a job to start now.  cons_tres first answers on the full
+ * set: a job that cannot start anywhere (most calls: a waiting job is
+ * tested on every pass) costs what it costs without orrery, and no
+ * ranking.  A job that can start is then offered orrery's candidates;
+ * if cons_tres refuses them all, it answers on the full set again.  (Its
+ * first answer cannot be kept once another call ran: every job_test
+ * call also rewrites the job's job_resrcs, total_cpus and GRES
+ * selection.)  Called with `lock' held;
+ * returns with it released.
+ */
+static int narrow_locked(orrery_job_test_args_t *a)
+{
+	bitstr_t *full = bit_copy(a->bitmap);
+	size_t tries = 0;
+	int rc;
+
+	slurm_mutex_unlock(&lock);
+	rc = delegate(a, full);
+	if (rc != SLURM_SUCCESS)
+		goto out;
+	slurm_mutex_lock(&lock);
+	rc = place_locked(a, true, &tries);	/* a->bitmap: offered set */
+	slurm_mutex_unlock(&lock);
+	if (rc == SLURM_SUCCESS)
+		goto out;
+	if (!tries) {	/* nothing ran since the full answer: it stands */
+		bit_copybits(a->bitmap, full);
+		rc = SLURM_SUCCESS;
+		goto out;
+	}
+	rc = delegate(a, a->bitmap);
+out:
+	FREE_NULL_BITMAP(full);
+	return rc;
+}
+
+/* Advise mode: cons_tres decides on the full set; for a job that can
+ * start, the best candidate among the offered nodes is logged.  Called
+ * with `lock' held; returns with it released. */
+static int advise_locked(orrery_job_test_args_t *a)
+{
+	orrery_job_test_args_t offered = *a;
+	int rc;
+
+	offered.bitmap = bit_copy(a->bitmap);
+	slurm_mutex_unlock(&lock);
+	rc = delegate(a, a->bitmap);
+	if (rc == SLURM_SUCCESS) {
+		slurm_mutex_lock(&lock);
+		size_t tries = 0;
+
+		place_locked(&offered, false, &tries);
+		slurm_mutex_unlock(&lock);
+	}
+	FREE_NULL_BITMAP(offered.bitmap);
 	return rc;
 }
 
@@ -712,27 +1009,26 @@ static int job_test(orrery_job_test_args_t *a)
 {
 	job_record_t *job_ptr = a->job_ptr;
 	bool narrow;
-	int rc = SLURM_ERROR;
 
+	/* Will-run (backfill's plan), test-only and reservation tests:
+	 * cons_tres's, untouched and without even the lock. */
+	if (!SELECT_IS_MODE_RUN_NOW(a->mode))
+		return delegate(a, a->bitmap);
 	slurm_mutex_lock(&lock);
 	if (!ensure_cluster_locked() || !job_profile_spec(job_ptr))
 		goto unlocked_delegate;
-	/* Narrow only a real start; cons_tres answers will-run, test-only
-	 * and reservation tests on the full set.  Jobs naming nodes or
-	 * preempting others are left to cons_tres. */
+	/* Jobs naming nodes or preempting others are left to cons_tres. */
 	narrow = ocnf.mode == ORRERY_MODE_ENFORCE &&
-		SELECT_IS_MODE_RUN_NOW(a->mode) &&
 		!(job_ptr->details && job_ptr->details->req_node_bitmap) &&
 		!(a->preemptee_candidates &&
 		  list_count(a->preemptee_candidates));
-	if (!narrow && !(ocnf.mode == ORRERY_MODE_ADVISE &&
-			 SELECT_IS_MODE_RUN_NOW(a->mode)))
+	if (!narrow && ocnf.mode != ORRERY_MODE_ADVISE)
 		goto unlocked_delegate;
-	rc = place_locked(a, narrow);
+	if (narrow)
+		return narrow_locked(a);	/* unlocks */
+	return advise_locked(a);	/* unlocks */
 unlocked_delegate:
 	slurm_mutex_unlock(&lock);
-	if (rc == SLURM_SUCCESS)
-		return rc;
 	return delegate(a, a->bitmap);
 }
 
@@ -775,26 +1071,31 @@ static void admin_comment_set(job_record_t *job_ptr, const char *record)
 
 void orrery_ctld_job_begin(job_record_t *job_ptr)
 {
-	orrery_profile_t *prof = NULL;
+	const orrery_profile_t *prof = NULL;
 	orrery_eval_t *ev = NULL;
 	orrery_error_t err = { 0 };
+	orr_entry_t *e;
 	uint32_t *nodes = NULL;
 	size_t n = 0;
-	bool had_spec;
+	const char *spec;
 	char *canon = NULL, *rec = NULL, *names, buf[64];
 	int64_t shift, period, epoch;
 	double smin;
 	int cnt;
 
 	slurm_mutex_lock(&lock);
-	if (!job_profile_spec(job_ptr) || !ensure_cluster_locked() ||
+	bump_version_locked();	/* cons_tres allocated: any job */
+	if (!(spec = job_profile_spec(job_ptr)) || !ensure_cluster_locked() ||
 	    !job_ptr->node_bitmap)
 		goto out;
 	/* node_cnt is set after select_g_job_begin(): count the bitmap. */
 	cnt = bit_set_count(job_ptr->node_bitmap);
 	if (cnt <= 0)
 		goto out;
-	if (!(prof = job_profile(job_ptr, cnt, &had_spec)))
+	if (!(e = job_entry_locked(job_ptr, spec)))
+		goto out;
+	orr_cache_unrank(g.cache, e);	/* placed: the ranking is spent */
+	if (!(prof = entry_profile_locked(job_ptr, e, cnt)))
 		goto out;
 	nodes = xcalloc(cnt, sizeof(uint32_t));
 	for (int i = 0; i < bit_size(job_ptr->node_bitmap) &&
@@ -860,13 +1161,18 @@ out:
 	xfree(nodes);
 	if (ev)
 		orrery_eval_free(ev);
-	if (prof)
-		orrery_profile_free(prof);
 }
 
 void orrery_ctld_job_fini(job_record_t *job_ptr)
 {
 	slurm_mutex_lock(&lock);
+	bump_version_locked();
+	/* This job's entry, and those of jobs that ended without running
+	 * (cancelled while pending: no job_fini for them). */
+	if (g.cache) {
+		orr_cache_drop(g.cache, job_ptr->job_id);
+		orr_cache_sweep(g.cache, job_gone, NULL);
+	}
 	/* Build (and load the state) if nothing has yet: a job recorded
 	 * before a restart may end before any job_test. */
 	if (ensure_cluster_locked() &&

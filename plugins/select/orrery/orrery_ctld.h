@@ -33,6 +33,9 @@ void orrery_ctld_init(void);
 void orrery_ctld_fini(void);
 void orrery_ctld_reconfigure(void);
 void orrery_ctld_topology_changed(void);
+/* Allocations changed outside job_begin/job_fini (suspend, resume, node
+ * resources): cached rankings and cons_tres answers are stale. */
+void orrery_ctld_state_changed(void);
 void orrery_ctld_job_init(List job_list);
 int orrery_ctld_job_test(orrery_job_test_args_t *a);
 void orrery_ctld_job_begin(job_record_t *job_ptr);

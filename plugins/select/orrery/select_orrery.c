@@ -185,11 +185,15 @@ extern int select_p_job_fini(job_record_t *job_ptr)
 
 extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
 {
+	if (in_ctld)
+		orrery_ctld_state_changed();
 	return (*ops.job_suspend)(job_ptr, indf_susp);
 }
 
 extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
 {
+	if (in_ctld)
+		orrery_ctld_state_changed();
 	return (*ops.job_resume)(job_ptr, indf_susp);
 }
 
@@ -317,6 +321,8 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 
 extern int select_p_update_node_config(int index)
 {
+	if (in_ctld)
+		orrery_ctld_state_changed();
 	return (*ops.update_node_config)(index);
 }
 
