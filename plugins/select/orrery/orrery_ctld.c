@@ -111,6 +111,7 @@ static const char *lib_missing(void)
 /* slurmctld's own (not in libslurmfull): weak, as this file is only run
  * inside slurmctld but the plugin also loads in client commands. */
 #pragma weak find_job_record
+#pragma weak idle_node_bitmap
 
 /* The SPANK plugin stores the user's --comm-profile here with
  * spank_job_control_setenv(). */
@@ -781,6 +782,41 @@ static uint64_t req_hash(const orrery_job_test_args_t *a)
 			      v, sizeof(v));
 }
 
+/*
+ * Nodes orrery ranks among: those of `bitmap' that run no job, when there
+ * are at least `want' of them, else all of `bitmap'.  slurmctld already
+ * removes busy nodes from the bitmap of an exclusive job, but a job that
+ * may share nodes is offered every node with a free core; ranking among
+ * those put the best candidates on nodes whose cores were mostly taken,
+ * cons_tres refused them all and the job landed where cons_tres alone
+ * would put it, after several wasted tries (doc/benchmark-report.md).  A
+ * communication-heavy job also wants its node's NIC to itself: a shared
+ * NIC is a link orrery does not model.
+ */
+static void mark_free_nodes(bitstr_t *bitmap, uint8_t *free_nodes,
+			    uint32_t want)
+{
+	bitstr_t *idle = &idle_node_bitmap ? idle_node_bitmap : NULL;
+	uint32_t n_idle = 0;
+
+	for (size_t i = 0; i < g.orr_nodes; i++) {
+		uint32_t s = g.orr2slurm[i];
+
+		free_nodes[i] = (s < bit_size(bitmap)) && bit_test(bitmap, s);
+		if (free_nodes[i] && idle && s < bit_size(idle) &&
+		    bit_test(idle, s))
+			n_idle++;
+	}
+	if (!idle || n_idle < want)
+		return;
+	for (size_t i = 0; i < g.orr_nodes; i++) {
+		uint32_t s = g.orr2slurm[i];
+
+		if (free_nodes[i] && !(s < bit_size(idle) && bit_test(idle, s)))
+			free_nodes[i] = 0;
+	}
+}
+
 /* Rank candidate node sets of a->min_nodes among a->bitmap and keep the
  * first MAX_TRIES in e under key.  false: placement failed (reported). */
 static bool rank_locked(orrery_job_test_args_t *a, orr_entry_t *e,
@@ -797,9 +833,7 @@ static bool rank_locked(orrery_job_test_args_t *a, orr_entry_t *e,
 	bool ok = false;
 
 	free_nodes = xcalloc(g.orr_nodes ? g.orr_nodes : 1, 1);
-	for (size_t i = 0; i < g.orr_nodes; i++)
-		free_nodes[i] = (g.orr2slurm[i] < bit_size(a->bitmap)) &&
-			bit_test(a->bitmap, g.orr2slurm[i]);
+	mark_free_nodes(a->bitmap, free_nodes, want);
 	if (orrery_cluster_place(g.cluster, free_nodes, a->min_nodes, prof,
 				 &pl, &err)) {
 		fallback(a->job_ptr, "placement failed: %s", err.message);
