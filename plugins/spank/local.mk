@@ -9,8 +9,12 @@ plugins_spank_spank_orrery_la_SOURCES = \
 	plugins/spank/option.c \
 	plugins/spank/job_env.c \
 	plugins/spank/relay.c \
-	plugins/spank/task.c
-plugins_spank_spank_orrery_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+	plugins/spank/task.c \
+	plugins/spank/counters_job.c \
+	contrib/inventory/counters.c contrib/inventory/counters.h
+plugins_spank_spank_orrery_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) \
+	-I$(top_srcdir)/contrib/inventory \
+	-DOSP_DEFAULT_PUBLISHER='"$(pkglibexecdir)/orrery-counters-publish"'
 # Slurm defines slurm_error() etc. in the process that loads us.
 plugins_spank_spank_orrery_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/plugins/spank/spank_orrery.map
