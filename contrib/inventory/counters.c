@@ -134,7 +134,7 @@ int orc_read(const char *root, struct orc_sample *s, char *err, size_t errlen)
 		return -1;
 	}
 	while ((e = readdir(d))) {
-		char ports[4096];
+		char ports[8192];
 		DIR *pd;
 		struct dirent *pe;
 

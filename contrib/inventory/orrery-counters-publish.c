@@ -190,11 +190,16 @@ int main(int argc, char **argv)
 			free(merged);
 			break;
 		}
-		rec = slurmdb_create_job_rec();
+		/* Only the fields slurmdbd's job modify looks at: every
+		 * other one stays unset. */
+		if (!(rec = calloc(1, sizeof(*rec)))) {
+			free(merged);
+			break;
+		}
+		rec->derived_ec = NO_VAL;
 		rec->admin_comment = merged;
 		ret = slurmdb_job_modify(db, c, rec);
-		rec->admin_comment = NULL;
-		slurmdb_destroy_job_rec(rec);
+		free(rec);
 		free(merged);
 		if (ret) {
 			slurmdb_connection_commit(db, 1);

@@ -59,8 +59,8 @@ def hostbridge(bus, sub, children):
             % (nxt(), bus, sub) + "".join(children) + "</object>")
 
 
-def ib_nic(busid, name, netdev, guid, eth=False):
-    infos = (("NodeGUID", guid), ("SysImageGUID", guid), ("Port1State", "4"),
+def ib_nic(busid, name, netdev, guid, eth=False, state="4"):
+    infos = (("NodeGUID", guid), ("SysImageGUID", guid), ("Port1State", state),
              ("Port1LID", "0x0" if eth else "0x%x" % (int(busid[5:7], 16) + 1)),
              ("Port1LMC", "0"), ("Port1GID0", "fe80:0000:0000:0000:" + guid))
     return pcidev(busid, "0200" if eth else "0207", "15b3", "1021", "15b3:0023", "63.015385",
@@ -121,7 +121,7 @@ def dgx8():
         pk[i // 4].append(hostbridge(root, root + 6, [sw]))
     pk[1].append(hostbridge(0xa8, 0xaa, [
         ib_nic("0000:aa:00.0", "mlx5_8", "enp170s0f0np0", "0a6d:aeff:fe03:0001", eth=True),
-        ib_nic("0000:aa:00.1", "mlx5_9", "enp170s0f1np1", "0a6d:aeff:fe03:0002", eth=True)]))
+        ib_nic("0000:aa:00.1", "mlx5_9", "enp170s0f1np1", "0a6d:aeff:fe03:0002", eth=True, state="1")]))
     pk[0].append(hostbridge(0x00, 0x03, [pcidev("0000:03:00.0", "0200", "8086", "1533", "15d9:1533", "0.250000",
                                                [osdev("eno1", 2)])]))
     return topology("dgx8", pk, 4)
