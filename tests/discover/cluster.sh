@@ -4,8 +4,10 @@
 # plugin's job prolog and epilog read a fake sysfs tree per emulated node
 # (sysfs_root=.../%n), the job changes the counters in between, and the
 # publisher puts each node's ORRC1: record into the job's AdminComment in
-# slurmdbd, where orrery-sacct sums them.  Also GPU-NIC affinity at launch
-# (nic_affinity=1 with a recorded hwloc topology).
+# slurmdbd, where orrery-sacct sums them beside the select plugin's ORR1:
+# record.  Also GPU-NIC affinity at launch (nic_affinity=1 with a recorded
+# hwloc topology), and the select plugin's capacity check on an orrery.conf
+# made from orrery-inventory's output.
 #
 # Usage: tests/discover/cluster.sh [--build-dir DIR] [--state-dir DIR]
 #                                  [--port-base P] [--keep]
@@ -38,6 +40,8 @@ BUILD=$(cd "$BUILD" 2>/dev/null && pwd)
 PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
 PUBLISHER=$BUILD/contrib/inventory/orrery-counters-publish
 SACCT_TOOL=$BUILD/contrib/sacct/orrery-sacct
+INVENTORY=$BUILD/contrib/inventory/orrery-inventory
+SELECT_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
 PASS=0
 FAIL=0
 T0=$(date +%s)
@@ -93,12 +97,32 @@ done
 # node04 is an InfiniBand-only node without RoCE hw_counters.
 rm -rf "$FAKE"/node04/class/infiniband/*/ports/1/hw_counters
 
-SPANK_ARGS="test_controller=1 verbose=1 counters=1 sysfs_root=$FAKE/%n counters_publisher=$PUBLISHER"
+SPANK_ARGS="verbose=1 counters=1 sysfs_root=$FAKE/%n counters_publisher=$PUBLISHER"
 SPANK_ARGS="$SPANK_ARGS nic_affinity=1 hwloc_xml=$TOP/tests/data/hwloc/dgx8.xml"
 
-echo "# bringing up $NODES nodes in $STATE (ports $PORT_BASE..)"
+# The select plugin when built: its ORR1: record must survive beside the
+# counters, and its capacity check reads an orrery.conf whose node_link
+# comes from orrery-inventory (the 8-HCA server), with one switch
+# capacity that contradicts topology.conf's LinkSpeed.
+SELECT=cons_tres
+if [ -f "$SELECT_DIR/select_orrery_cons_tres.so" ] && [ -x "$INVENTORY" ]; then
+	SELECT=orrery
+	export ORRERY_SELECT_PLUGIN_DIR=$SELECT_DIR
+	{
+		"$INVENTORY" --hwloc-xml "$TOP/tests/data/hwloc/dgx8.xml" \
+			--sysfs-root "$TOP/tests/data/sysfs/dgx8" --format orrery-conf
+		printf 'mode=enforce\nlinkspeed_unit=1Gbps\n[switch.leaf1]\nuplink=1Gbps\n'
+	} >"$STATE.orrery.conf"
+	CLUSTER_SELECT=(--select orrery --orrery-conf "$STATE.orrery.conf")
+else
+	echo "# select plugin or orrery-inventory not built: stand-in controller, no capacity check"
+	SPANK_ARGS="test_controller=1 $SPANK_ARGS"
+	CLUSTER_SELECT=(--select cons_tres)
+fi
+
+echo "# bringing up $NODES nodes in $STATE (ports $PORT_BASE..), select $SELECT"
 if ! "$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" \
-	--leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
+	--leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" "${CLUSTER_SELECT[@]}" \
 	--spank-args "$SPANK_ARGS" --timeout 90 >"$STATE.up.log" 2>&1; then
 	not_ok "cluster up" "$(tail -n 30 "$STATE.up.log")"
 	exit 1
@@ -143,10 +167,12 @@ sacct_row() {
 # node's counters to the recorded job-end values, and adds another tool's
 # AdminComment token that must survive.
 J1=$(timeout 20 sbatch --parsable -J dc-roce -N3 -w 'node[01-03]' --exclusive -o "$OUT/j1.out" \
+	--comm-profile='period=100ms;up=0ms+10ms@1Gbps' \
 	--wrap "for n in \$(scontrol show hostnames \$SLURM_JOB_NODELIST); do
 			cp -r $TOP/tests/data/sysfs/counters-end/class/infiniband/. $FAKE/\$n/class/infiniband/
 		done
-		scontrol update jobid=\$SLURM_JOB_ID AdminComment=JS1:keepme" 2>"$OUT/j1.err")
+		old=\$(scontrol -o show job \$SLURM_JOB_ID | grep -o 'AdminComment=[^ ]*' | cut -d= -f2-)
+		scontrol update jobid=\$SLURM_JOB_ID AdminComment=\"JS1:keepme \$old\"" 2>"$OUT/j1.err")
 # A 1-node job on the InfiniBand node whose counters do not move.
 J2=$(timeout 20 sbatch --parsable -J dc-ib -N1 -w node04 --exclusive -o "$OUT/j2.out" \
 	--wrap "true" 2>"$OUT/j2.err")
@@ -166,18 +192,22 @@ fi
 # tx 1000004400 B, rx 400009600 B, xmit_wait 900030, ecn 1005,
 # cnp_handled 502, cnp_sent 1000; three nodes.
 row=$(sacct_row "$J1" 3)
-want="$J1|dc-roce|COMPLETED|node[01-03]|-|-|-|-|-|3|3000013200|1200028800|2700090|3015|1506|3000|-"
-if [ "$row" = "$want" ]; then
+# Columns: JobID..NodeList, Period, (Shift, scores, Links), CtrNodes,
+# TxBytes, RxBytes, XmitWait, EcnMarked, CnpHandled, CnpSent, Profile.
+want="$J1|dc-roce|COMPLETED|node[01-03]|100.000ms|3|3000013200|1200028800|2700090|3015|1506|3000"
+if [ "$(cut -d'|' -f1-5,10-16 <<<"$row")" = "$want" ] &&
+   [[ $(cut -d'|' -f17 <<<"$row") == period=100ms* ]]; then
 	ok "3-node job: orrery-sacct sums the nodes' congestion deltas (wrap and reset included)"
 else
 	not_ok "3-node job: orrery-sacct sums the nodes' congestion deltas" "got:  $row" "want: $want"
 fi
 admin=$(timeout 10 sacct -n -X -P -j "$J1" -o AdminComment)
 n_rec=$(tr ' ' '\n' <<<"$admin" | grep -c '^ORRC1:node=node0[1-3],')
-if [[ " $admin " == *" JS1:keepme "* ]] && [ "$n_rec" -eq 3 ]; then
-	ok "AdminComment keeps the other tool's token beside one ORRC1: per node"
+if [[ " $admin " == *" JS1:keepme "* ]] && [ "$n_rec" -eq 3 ] &&
+   [[ " $admin " == *" ORR1:period_us=100000,"* ]]; then
+	ok "AdminComment keeps ORR1: and the other tool's token beside one ORRC1: per node"
 else
-	not_ok "AdminComment keeps the other tool's token beside one ORRC1: per node" "$admin"
+	not_ok "AdminComment keeps ORR1: and the other tool's token beside one ORRC1: per node" "$admin"
 fi
 
 row=$(sacct_row "$J2" 1)
@@ -217,4 +247,21 @@ if [ "$s4" = COMPLETED ] && [[ $line == *" NCCL=mlx5_7 UCX=unset" ]]; then
 	ok "nic_affinity: a user's NCCL_IB_HCA is left alone, and UCX_NET_DEVICES not added"
 else
 	not_ok "nic_affinity: a user's NCCL_IB_HCA is left alone" "state=$s4" "$line"
+fi
+
+if [ "$SELECT" = orrery ]; then
+	log=$STATE/log/slurmctld.log
+	n_dis=$(grep -c 'select/orrery: capacity: switch leaf1: orrery.conf \[switch.NAME\] uplink=1Gbps disagrees with topology.conf LinkSpeed' "$log")
+	n_leaf0=$(grep -c 'capacity: switch leaf0' "$log")
+	if [ "$n_dis" -eq 1 ] && [ "$n_leaf0" -eq 0 ]; then
+		ok "select plugin: one log line for the capacity disagreement, not one per job; agreeing leaf0 silent"
+	else
+		not_ok "select plugin: one log line per capacity finding" "leaf1=$n_dis leaf0=$n_leaf0" \
+			"$(grep 'capacity' "$log" | head -n 5)"
+	fi
+	if grep -q 'select/orrery: mode=enforce' "$log" && ! grep -q 'running as plain cons_tres' "$log"; then
+		ok "orrery.conf with orrery-inventory's node_link snippet is accepted as is"
+	else
+		not_ok "orrery.conf with orrery-inventory's snippet is accepted" "$(grep 'select/orrery' "$log" | head -n 5)"
+	fi
 fi
