@@ -74,6 +74,7 @@ cleanup() {
 	else
 		"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1 ||
 			echo "# warning: $CLUSTER down --state-dir $STATE failed"
+		rm -rf "$STATE.sysfs" "$STATE.orrery.conf"
 	fi
 	echo "# $(( $(date +%s) - T0 )) s"
 	summary
