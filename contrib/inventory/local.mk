@@ -57,5 +57,6 @@ endif
 if HAVE_IBVERBS
 ORRERY_INV_VERBS = -DHAVE_IBVERBS=1
 endif
-EXTRA_DIST += tests/discover/test_inventory.sh tests/data/hwloc
+EXTRA_DIST += tests/discover/test_inventory.sh tests/discover/cluster.sh \
+	tests/data/hwloc
 dist_man_MANS += doc/orrery-counters.7 doc/orrery-inventory.8
