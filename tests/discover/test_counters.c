@@ -60,8 +60,13 @@ static void test_read_bad_roots(void **state)
 	assert_int_equal(orc_read(TREE("no-such-tree"), &s, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no class/"));
 	/* A sysfs with network devices but no RDMA: nothing, not an error. */
-	assert_int_equal(orc_read(TREE("gpu4") "/../dgx8/class/..", &s, err,
-				  sizeof(err)), 0);
+	s.n = 99;
+	assert_int_equal(orc_read(TREE("no-rdma"), &s, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 0);
+	/* RDMA ports without counter files: no port to count. */
+	s.n = 99;
+	assert_int_equal(orc_read(TREE("gpu4"), &s, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 0);
 }
 
 static void test_delta_one(void **state)
