@@ -9,3 +9,4 @@ include contrib/runtime/local.mk
 include contrib/capture/local.mk
 include contrib/python/local.mk
 dist_noinst_SCRIPTS += contrib/quickstart contrib/install-deps tests/run-all.sh
+include contrib/inventory/local.mk

@@ -119,6 +119,9 @@ if [ $skip_cluster -eq 0 ]; then
 		echo "select plugin not built: its cluster suites did not run"
 		record "select plugin (not built)" 1
 	fi
+	step "discover: per-job congestion counters in sacct, NIC affinity, capacity check"
+	ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/discover/cluster.sh" --build-dir "$build/obj"
+	record "discover (cluster)" $?
 fi
 
 finish

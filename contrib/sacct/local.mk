@@ -2,9 +2,11 @@
 # It decodes with the select plugin's own admin_record.c.
 bin_PROGRAMS += contrib/sacct/orrery-sacct
 contrib_sacct_orrery_sacct_SOURCES = contrib/sacct/orrery-sacct.c \
-	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h
+	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h \
+	contrib/inventory/counters.c contrib/inventory/counters.h
 contrib_sacct_orrery_sacct_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
+	-I$(top_srcdir)/plugins/select/orrery -I$(top_srcdir)/contrib/inventory \
+	$(GLIB_CFLAGS)
 contrib_sacct_orrery_sacct_LDADD = $(GLIB_LIBS)
 dist_man_MANS += doc/orrery-sacct.1
 

@@ -3,6 +3,9 @@
  *
  * The select plugin appends an ORR1: record to each placed job's
  * AdminComment (select-orrery(8)); slurmdbd stores it when the job ends.
+ * With the SPANK plugin's counters=1, every node adds an ORRC1: record of
+ * its RDMA congestion counters over the job (orrery-counters(7)); they are
+ * summed over the job's nodes here.
  * This tool runs sacct(1) with a fixed argument vector (never a shell),
  * decodes the record with the plugin's own decoder and prints one row per
  * job.  See orrery-sacct(1).
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "admin_record.h"
+#include "counters.h"
 
 static char *opt_jobs, *opt_start, *opt_end, *opt_user, *opt_sacct;
 static gboolean opt_all, opt_parsable, opt_noheader, opt_only;
@@ -34,17 +38,25 @@ static GOptionEntry entries[] = {
 	{ "noheader", 'n', 0, G_OPTION_ARG_NONE, &opt_noheader,
 	  "no header line", NULL },
 	{ "orrery-only", 'o', 0, G_OPTION_ARG_NONE, &opt_only,
-	  "only jobs orrery placed (with an ORR1: record)", NULL },
+	  "only jobs orrery placed or measured (ORR1: or ORRC1: records)", NULL },
 	{ "sacct", 0, 0, G_OPTION_ARG_FILENAME, &opt_sacct,
 	  "sacct program to run (default: sacct on PATH)", "PATH" },
 	{ NULL }
 };
 
 enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
-       C_SMEAN, C_LINKS, C_PROFILE, N_COLS };
+       C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
+       C_PROFILE, N_COLS };
 static const char *headers[N_COLS] = {
 	"JobID", "JobName", "State", "NodeList", "Period", "Shift",
-	"ScoreMin", "ScoreMean", "Links", "Profile"
+	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
+	"XmitWait", "EcnMarked", "CnpHandled", "CnpSent", "Profile"
+};
+/* Column of each counter, in enum orc_counter order. */
+static const int counter_col[ORC_N] = {
+	[ORC_XMIT_DATA] = C_TX, [ORC_RCV_DATA] = C_RX, [ORC_XMIT_WAIT] = C_WAIT,
+	[ORC_ECN_MARKED] = C_ECN, [ORC_CNP_HANDLED] = C_CNPH,
+	[ORC_CNP_SENT] = C_CNPS,
 };
 
 static char *ms(int64_t us)
@@ -59,28 +71,44 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 	g_auto(GStrv) f = g_strsplit(line, "|", 5);
 	GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
 	orrery_admin_record_t r;
-	int rc;
+	struct orc_totals t;
+	int rc, crc;
 
 	*is_orrery = 0;
-	if (g_strv_length(f) < 5)
+	if (g_strv_length(f) < 5) {
+		g_ptr_array_unref(row);
 		return NULL;
-	for (int i = 0; i < 4; i++)
-		g_ptr_array_add(row, g_strdup(f[i]));
+	}
+	for (int i = 0; i < N_COLS; i++)
+		g_ptr_array_add(row, g_strdup(i < 4 ? f[i] : "-"));
+#define SET(col, val) do { g_free(row->pdata[col]); row->pdata[col] = (val); } while (0)
 	rc = orrery_admin_record_parse(f[4], &r);
 	if (rc == 1) {
 		*is_orrery = 1;
-		g_ptr_array_add(row, ms(r.period_us));
-		g_ptr_array_add(row, ms(r.shift_us));
-		g_ptr_array_add(row, g_strdup_printf("%.3f", r.score_min));
-		g_ptr_array_add(row, g_strdup_printf("%.3f", r.score_mean));
-		g_ptr_array_add(row, g_strdup_printf("%zu", r.links));
-		g_ptr_array_add(row, g_strdup(r.profile ? r.profile : "-"));
+		SET(C_PERIOD, ms(r.period_us));
+		SET(C_SHIFT, ms(r.shift_us));
+		SET(C_SMIN, g_strdup_printf("%.3f", r.score_min));
+		SET(C_SMEAN, g_strdup_printf("%.3f", r.score_mean));
+		SET(C_LINKS, g_strdup_printf("%zu", r.links));
+		SET(C_PROFILE, g_strdup(r.profile ? r.profile : "-"));
 		free((char *) r.profile);
-	} else {
-		for (int i = C_PERIOD; i < N_COLS; i++)
-			g_ptr_array_add(row, g_strdup(
-				rc < 0 && i == C_PROFILE ? "(malformed ORR1: record)" : "-"));
+	} else if (rc < 0) {
+		SET(C_PROFILE, g_strdup("(malformed ORR1: record)"));
 	}
+	/* Congestion counters: summed over the nodes that recorded them; a
+	 * counter no node had stays "-", never 0. */
+	crc = orc_comment_sum(f[4], &t);
+	if (t.nodes) {
+		*is_orrery = 1;
+		SET(C_CNODES, g_strdup_printf("%u%s", t.nodes, crc < 0 ? "+bad" : ""));
+		for (int c = 0; c < ORC_N; c++)
+			if (t.have & (1u << c))
+				SET(counter_col[c], g_strdup_printf("%" G_GUINT64_FORMAT,
+						(guint64) t.v[c]));
+	} else if (crc < 0) {
+		SET(C_CNODES, g_strdup("bad"));
+	}
+#undef SET
 	return row;
 }
 

@@ -5,6 +5,9 @@
  *                            [require_profile=0|1] [verbose=0|1]
  *                            [comm_gate=auto|off] [gate_library=PATH]
  *                            [test_controller=0|1]
+ *                            [counters=0|1] [sysfs_root=DIR]
+ *                            [counters_publisher=PATH]
+ *                            [nic_affinity=0|1] [hwloc_xml=FILE]
  *
  * Strict: every argument is key=value with a known key, and a bad value or
  * an unknown key fails the plugin's init with one line naming it (a typo in
@@ -31,6 +34,34 @@ static int parse_bool(const char *key, const char *val, int *out)
 	slurm_error(OSP_LOG_PREFIX "plugstack argument %s=%s: accepted values are 0, 1, no, yes",
 		    key, val);
 	return -1;
+}
+
+/* An absolute path in which only %n (node name) and %% are expanded. */
+static int set_path(const char *key, const char *val, int allow_n, char **out)
+{
+	const char *p;
+
+	if (val[0] != '/') {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument %s=%s: must be an absolute path",
+			    key, val);
+		return -1;
+	}
+	if (strlen(val) > OSP_PATH_MAX / 2) {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument %s: longer than %d characters",
+			    key, OSP_PATH_MAX / 2);
+		return -1;
+	}
+	for (p = strchr(val, '%'); p; p = strchr(p + 2, '%')) {
+		if (!((p[1] == 'n' && allow_n) || p[1] == '%')) {
+			slurm_error(OSP_LOG_PREFIX "plugstack argument %s=%s: %s",
+				    key, val, allow_n ? "only %n (node name) may be expanded" :
+				    "no % expansions here");
+			return -1;
+		}
+	}
+	free(*out);
+	*out = strdup(val);
+	return *out ? 0 : -1;
 }
 
 static int set_runtime_dir(const char *val, struct osp_conf *conf)
@@ -114,7 +145,10 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 	memset(conf, 0, sizeof(*conf));
 	conf->runtime_dir = strdup(OSP_DEFAULT_RUNTIME_DIR);
 	conf->gate_library = strdup(OSP_GATE_LIBRARY_DEFAULT);
-	if (!conf->runtime_dir || !conf->gate_library) {
+	conf->sysfs_root = strdup(OSP_DEFAULT_SYSFS_ROOT);
+	conf->counters_publisher = strdup(OSP_DEFAULT_PUBLISHER);
+	if (!conf->runtime_dir || !conf->gate_library || !conf->sysfs_root ||
+	    !conf->counters_publisher) {
 		osp_args_free(conf);
 		return -1;
 	}
@@ -127,7 +161,7 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 		int rc;
 
 		if (!eq || eq == arg) {
-			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller)",
+			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, sysfs_root, counters_publisher, nic_affinity, hwloc_xml)",
 				    arg);
 			goto fail;
 		}
@@ -148,8 +182,18 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 			rc = set_gate_library(val, conf);
 		else if (KEY("test_controller"))
 			rc = parse_bool("test_controller", val, &conf->test_controller);
+		else if (KEY("counters"))
+			rc = parse_bool("counters", val, &conf->counters);
+		else if (KEY("sysfs_root"))
+			rc = set_path("sysfs_root", val, 1, &conf->sysfs_root);
+		else if (KEY("counters_publisher"))
+			rc = set_path("counters_publisher", val, 0, &conf->counters_publisher);
+		else if (KEY("nic_affinity"))
+			rc = parse_bool("nic_affinity", val, &conf->nic_affinity);
+		else if (KEY("hwloc_xml"))
+			rc = set_path("hwloc_xml", val, 1, &conf->hwloc_xml);
 		else {
-			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller)",
+			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, sysfs_root, counters_publisher, nic_affinity, hwloc_xml)",
 				    (int)klen, arg);
 			goto fail;
 		}
@@ -172,5 +216,8 @@ void osp_args_free(struct osp_conf *conf)
 	free(conf->default_profile);
 	free(conf->runtime_dir);
 	free(conf->gate_library);
+	free(conf->sysfs_root);
+	free(conf->counters_publisher);
+	free(conf->hwloc_xml);
 	memset(conf, 0, sizeof(*conf));
 }

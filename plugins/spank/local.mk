@@ -10,14 +10,25 @@ plugins_spank_spank_orrery_la_SOURCES = \
 	plugins/spank/job_env.c \
 	plugins/spank/relay.c \
 	plugins/spank/task.c \
-	plugins/spank/gate.c
-# The default gate_library: where contrib/runtime installs the interposer.
+	plugins/spank/gate.c \
+	plugins/spank/counters_job.c \
+	plugins/spank/nic_affinity.c \
+	contrib/inventory/counters.c contrib/inventory/counters.h
+if HAVE_HWLOC
+plugins_spank_spank_orrery_la_SOURCES += \
+	contrib/inventory/locality.c contrib/inventory/locality.h
+ORRERY_SPANK_HWLOC = -DORRERY_HAVE_HWLOC=1 $(HWLOC_CFLAGS)
+endif
+# The default gate_library: where contrib/runtime installs the interposer;
+# the default counters_publisher: where contrib/inventory installs it.
 plugins_spank_spank_orrery_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) \
-	-DOSP_GATE_LIBRARY_DEFAULT='"$(pkglibdir)/liborrery-nccl.so"'
+	-I$(top_srcdir)/contrib/inventory $(ORRERY_SPANK_HWLOC) \
+	-DOSP_GATE_LIBRARY_DEFAULT='"$(pkglibdir)/liborrery-nccl.so"' \
+	-DOSP_DEFAULT_PUBLISHER='"$(pkglibexecdir)/orrery-counters-publish"'
 # Slurm defines slurm_error() etc. in the process that loads us.
 plugins_spank_spank_orrery_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/plugins/spank/spank_orrery.map
-plugins_spank_spank_orrery_la_LIBADD = lib/liborrery.la
+plugins_spank_spank_orrery_la_LIBADD = lib/liborrery.la $(HWLOC_LIBS)
 EXTRA_plugins_spank_spank_orrery_la_DEPENDENCIES = plugins/spank/spank_orrery.map
 
 plugstackdir = $(sysconfdir)/slurm/plugstack.conf.d

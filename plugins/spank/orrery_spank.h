@@ -41,6 +41,10 @@
 #define OSP_SPANK_PREFIX  "SPANK_"
 
 #define OSP_DEFAULT_RUNTIME_DIR "/run/orrery"
+#define OSP_DEFAULT_SYSFS_ROOT  "/sys"
+#ifndef OSP_DEFAULT_PUBLISHER
+#define OSP_DEFAULT_PUBLISHER "/usr/libexec/orrery/orrery-counters-publish"
+#endif
 #define OSP_PATH_MAX       1024
 #define OSP_RELAY_MAX      8192  /* bytes of one relay file */
 #define OSP_NUM_MAX        32    /* characters of one numeric field */
@@ -54,6 +58,11 @@ struct osp_conf {
 	int test_controller;     /* TESTING ONLY: fake the controller's values */
 	int comm_gate;           /* default of --comm-gate: 1 auto, 0 off */
 	char *gate_library;      /* the interposer tasks preload (admin's) */
+	int counters;            /* record RDMA congestion counters per job */
+	char *sysfs_root;        /* may contain %n; "/sys" */
+	char *counters_publisher; /* program that writes ORRC1: to accounting */
+	int nic_affinity;        /* export NCCL_IB_HCA / UCX_NET_DEVICES */
+	char *hwloc_xml;         /* may contain %n; NULL: this node's topology */
 };
 
 extern struct osp_conf osp_conf;
@@ -120,5 +129,16 @@ int osp_phase_geometry(const char *canonical, uint32_t nodes, int64_t *offset_us
 int osp_prolog(spank_t sp);
 int osp_epilog(spank_t sp);
 int osp_user_init(spank_t sp);
+
+/* counters_job.c: RDMA counters at job start (prolog) and end (epilog). */
+/* pattern with %n replaced by node (and %% by %); -1 if it does not fit
+ * or %n is needed and node is not a plain name. */
+int osp_expand_node(const char *pattern, const char *node, char *out,
+		    size_t len);
+int osp_counters_prolog(spank_t sp, uint32_t job_id);
+int osp_counters_epilog(spank_t sp, uint32_t job_id);
+
+/* nic_affinity.c: user_init, remote context. */
+int osp_nic_affinity(spank_t sp);
 
 #endif /* ORRERY_SPANK_H */

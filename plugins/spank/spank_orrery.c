@@ -72,7 +72,11 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	if (args(ac, av) < 0)
 		return -1;
-	return spank_remote(sp) ? osp_user_init(sp) : 0;
+	if (!spank_remote(sp))
+		return 0;
+	if (osp_conf.nic_affinity)
+		osp_nic_affinity(sp);	/* never fails the step */
+	return osp_user_init(sp);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)

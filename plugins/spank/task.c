@@ -70,6 +70,8 @@ int osp_prolog(spank_t sp)
 		slurm_error(OSP_LOG_PREFIX "prolog: no job id");
 		return 0;
 	}
+	if (osp_conf.counters)
+		osp_counters_prolog(sp, id);
 	if (osp_conf.verbose) {
 		char **e;
 
@@ -115,8 +117,11 @@ int osp_epilog(spank_t sp)
 {
 	uint32_t id;
 
-	if (job_id_from(sp, &id) == 0)
-		osp_relay_remove(getenv("SLURMD_NODENAME"), id);
+	if (job_id_from(sp, &id) < 0)
+		return 0;
+	if (osp_conf.counters)
+		osp_counters_epilog(sp, id);
+	osp_relay_remove(getenv("SLURMD_NODENAME"), id);
 	return 0;
 }
 

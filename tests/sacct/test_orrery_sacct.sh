@@ -20,21 +20,25 @@ check "sacct got allocations, parsable2, fixed format" \
 	grep -qx -- '--format=JobID,JobName,State,NodeList,AdminComment' "$tmp/args"
 check "-j -S -E -a passed on as separate arguments" \
 	bash -c "tr '\n' ' ' < $tmp/args | grep -q -- '-j 11,12 -S 2026-11-01 -E now -a'"
-check "header" bash -c "head -n 1 <<<'$out' | grep -q '^JobID .*Period .*Shift .*ScoreMin .*Profile'"
+check "header" bash -c "head -n 1 <<<'$out' | grep -q '^JobID .*Period .*Shift .*ScoreMin .*Links .*CtrNodes .*TxBytes .*RxBytes .*XmitWait .*EcnMarked .*CnpHandled .*CnpSent .*Profile'"
 check "job 11 decoded: period, shift, scores, links, profile" \
-	grep -Eq '^11 +heavy-a +COMPLETED +node\[001-004\] +100\.000ms +50\.000ms +1\.000 +1\.000 +2 +period=100ms;up=0s\+50ms@80Gbps$' <<<"$out"
+	grep -Eq '^11 +heavy-a +COMPLETED +node\[001-004\] +100\.000ms +50\.000ms +1\.000 +1\.000 +2 +- +- +- +- +- +- +- +period=100ms;up=0s\+50ms@80Gbps$' <<<"$out"
 check "job 12 without a record shows dashes" \
-	grep -Eq '^12 +plain +COMPLETED +node005 +- +- +- +- +- +-$' <<<"$out"
+	grep -Eq '^12 +plain +COMPLETED +node005 +- +- +- +- +- +- +- +- +- +- +- +- +-$' <<<"$out"
 check "malformed record is named, not guessed" \
 	grep -Eq '^13 .*\(malformed ORR1: record\)$' <<<"$out"
 check "a '|' inside AdminComment does not shift columns" \
-	grep -Eq '^14 +pipe +COMPLETED +node007 +200\.000ms +0\.000ms +0\.500 +0\.750 +1 +-$' <<<"$out"
+	grep -Eq '^14 +pipe +COMPLETED +node007 +200\.000ms +0\.000ms +0\.500 +0\.750 +1 +- +- +- +- +- +- +- +-$' <<<"$out"
 
 out=$("$tool" --sacct "$fake" --parsable --noheader --orrery-only)
 check "--parsable --noheader --orrery-only" \
-	test "$(printf '%s\n' "$out" | cut -d'|' -f1 | tr '\n' ' ')" = "11 14 "
+	test "$(printf '%s\n' "$out" | cut -d'|' -f1 | tr '\n' ' ')" = "11 14 15 16 "
 check "parsable fields" \
-	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|period=100ms;up=0s+50ms@80Gbps' <<<"$out"
+	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps' <<<"$out"
+check "congestion counters summed over nodes; ECN/CNP only where recorded" \
+	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-' <<<"$out"
+check "counters without ORR1:, a malformed node record flagged, not summed" \
+	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-' <<<"$out"
 
 err=$(FAKE_SACCT_FAIL=1 "$tool" --sacct "$fake" 2>&1 >/dev/null); rc=$?
 check "sacct failure: exit 1 with sacct's message" \

@@ -133,6 +133,40 @@ static void args_rejected(void **state)
 	}
 }
 
+/* Counters and NIC affinity keys (tests/discover has the rest). */
+static void args_discover_keys(void **state)
+{
+	static const struct {
+		const char *line, *needle;
+	} bad[] = {
+		{ "counters=on", "counters=on" },
+		{ "sysfs_root=sys", "absolute path" },
+		{ "sysfs_root=/fake/%u", "only %n" },
+		{ "counters_publisher=/usr/libexec/%n/pub", "no % expansions" },
+		{ "nic_affinity=maybe", "nic_affinity=maybe" },
+		{ "hwloc_xml=topo.xml", "absolute path" },
+	};
+
+	assert_int_equal(parse(""), 0);
+	assert_int_equal(osp_conf.counters, 0);
+	assert_int_equal(osp_conf.nic_affinity, 0);
+	assert_string_equal(osp_conf.sysfs_root, "/sys");
+	assert_non_null(strstr(osp_conf.counters_publisher, "orrery-counters-publish"));
+	assert_null(osp_conf.hwloc_xml);
+	assert_int_equal(parse("counters=1 sysfs_root=/var/tmp/fake/%n counters_publisher=/opt/o/pub "
+			       "nic_affinity=yes hwloc_xml=/etc/orrery/%n.xml"), 0);
+	assert_int_equal(osp_conf.counters, 1);
+	assert_string_equal(osp_conf.sysfs_root, "/var/tmp/fake/%n");
+	assert_string_equal(osp_conf.counters_publisher, "/opt/o/pub");
+	assert_int_equal(osp_conf.nic_affinity, 1);
+	assert_string_equal(osp_conf.hwloc_xml, "/etc/orrery/%n.xml");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i].line), -1);
+		if (!strstr(last_error, bad[i].needle))
+			fail_msg("'%s': error '%s' lacks '%s'", bad[i].line, last_error, bad[i].needle);
+	}
+}
+
 /* ---------------------------------------------------------------- spec */
 static void spec_canonical(void **state)
 {
@@ -420,6 +454,7 @@ int main(void)
 		cmocka_unit_test(gate_option_values),
 		cmocka_unit_test(gate_preload),
 		cmocka_unit_test(gate_phase_geometry),
+		cmocka_unit_test(args_discover_keys),
 		cmocka_unit_test(spec_canonical),
 		cmocka_unit_test(spec_too_long),
 		cmocka_unit_test(numbers),

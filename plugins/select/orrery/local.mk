@@ -74,3 +74,23 @@ orrery_select_install = install-orreryselectLTLIBRARIES
 $(orrery_select_install): install-libLTLIBRARIES
 
 dist_man_MANS += doc/orrery.conf.5 doc/select-orrery.8
+
+# Capacity check: orrery.conf against topology.conf LinkSpeed, logged at
+# start and reconfigure (capacity_check.c is Slurm-free and unit-tested).
+if HAVE_SLURM_SOURCE
+plugins_select_orrery_select_orrery_cons_tres_la_SOURCES += \
+	plugins/select/orrery/capacity_check.c \
+	plugins/select/orrery/capacity_check.h \
+	plugins/select/orrery/capacity_check_ctld.c
+endif
+if HAVE_CMOCKA
+check_PROGRAMS += tests/select/test_capacity_check
+TESTS += tests/select/test_capacity_check
+tests_select_test_capacity_check_SOURCES = tests/select/test_capacity_check.c \
+	plugins/select/orrery/capacity_check.c plugins/select/orrery/capacity_check.h \
+	plugins/select/orrery/orrery_conf.c plugins/select/orrery/orrery_conf.h
+tests_select_test_capacity_check_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
+tests_select_test_capacity_check_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+tests_select_test_capacity_check_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif

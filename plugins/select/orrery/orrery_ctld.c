@@ -43,6 +43,7 @@
 #include "src/common/xstring.h"
 
 #include "orrery.h"
+#include "capacity_check.h"
 #include "admin_record.h"
 #include "orrery_conf.h"
 #include "orrery_ctld.h"
@@ -373,6 +374,7 @@ static orrery_topology_t *build_topology(orrery_error_t *err)
 	if (orrery_topology_finalize(t, err))
 		goto fail;
 
+	orrery_capacity_check_ctld(&ocnf);	/* log disagreements, once */
 	/* Capacities: topology.conf LinkSpeed (times linkspeed_unit), then
 	 * [uplinks] levelN, then [switch.NAME] (most specific wins). */
 	if (ocnf.node_link_mbps)

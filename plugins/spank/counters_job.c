@@ -1,0 +1,237 @@
+/*
+ * counters_job.c - RDMA congestion counters per job (plugstack counters=1).
+ *
+ * job prolog (root, every node of the allocation): read the ports'
+ * counters under sysfs_root and keep them in RUNTIME_DIR/<jobid>.counters.
+ * job epilog (root, same nodes): read them again, compute this node's
+ * deltas (contrib/inventory/counters.c: 32-bit wrap, 64-bit reset, missing
+ * counters left out) and hand the ORRC1: record to counters_publisher,
+ * detached, which adds it to the job's AdminComment in the accounting
+ * database once the job's completion has reached it (the job is already
+ * finished here: slurmctld no longer accepts updates).  The epilog never
+ * waits for accounting and never fails: a node is not drained for a
+ * statistic.  See orrery-counters(7).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "orrery_spank.h"
+
+int osp_expand_node(const char *pattern, const char *node, char *out,
+		    size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = pattern; *p; p++) {
+		const char *add;
+		char one[2] = { *p, 0 };
+
+		if (p[0] == '%' && p[1] == 'n') {
+			if (!orc_valid_node(node))
+				return -1;
+			add = node;
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			add = "%";
+			p++;
+		} else {
+			add = one;
+		}
+		if (o + strlen(add) + 1 > len)
+			return -1;
+		memcpy(out + o, add, strlen(add));
+		o += strlen(add);
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+static int snapshot_path(const char *node, uint32_t id, char *dir, char *path)
+{
+	if (osp_expand_node(osp_conf.runtime_dir, node, dir, OSP_PATH_MAX) < 0)
+		return -1;
+	return snprintf(path, OSP_PATH_MAX, "%s/%" PRIu32 ".counters", dir, id)
+		< OSP_PATH_MAX ? 0 : -1;
+}
+
+static int sample_now(const char *node, struct orc_sample *s)
+{
+	char root[OSP_PATH_MAX], err[256];
+
+	if (osp_expand_node(osp_conf.sysfs_root, node, root, sizeof(root)) < 0) {
+		slurm_error(OSP_LOG_PREFIX "sysfs_root=%s: cannot form the path for node '%s'",
+			    osp_conf.sysfs_root, node ? node : "(unknown)");
+		return -1;
+	}
+	if (orc_read(root, s, err, sizeof(err)) < 0) {
+		slurm_error(OSP_LOG_PREFIX "counters: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int osp_counters_prolog(spank_t sp, uint32_t id)
+{
+	const char *node = getenv("SLURMD_NODENAME");
+	char dir[OSP_PATH_MAX], path[OSP_PATH_MAX], tmp[OSP_PATH_MAX + 8];
+	struct orc_sample *s = malloc(sizeof(*s));
+	struct stat st;
+	FILE *f = NULL;
+	int fd = -1;
+
+	if (!s)
+		return 0;
+	if (sample_now(node, s) < 0 || s->n == 0)
+		goto out;	/* no RDMA ports: nothing to record */
+	if (snapshot_path(node, id, dir, path) < 0 ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int) sizeof(tmp)) {
+		slurm_error(OSP_LOG_PREFIX "counters: runtime_dir=%s: cannot form the path for node '%s'",
+			    osp_conf.runtime_dir, node ? node : "(unknown)");
+		goto out;
+	}
+	if ((mkdir(dir, 0755) < 0 && errno != EEXIST) || lstat(dir, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+		slurm_error(OSP_LOG_PREFIX "counters: %s must be a directory owned by root and writable only by root",
+			    dir);
+		goto out;
+	}
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		slurm_error(OSP_LOG_PREFIX "counters: %s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	if (orc_snapshot_write(f, s) < 0 || fclose(f) != 0 || rename(tmp, path) < 0) {
+		slurm_error(OSP_LOG_PREFIX "counters: cannot write %s", path);
+		unlink(tmp);
+		goto out;
+	}
+	if (osp_conf.verbose)
+		slurm_info(OSP_LOG_PREFIX "counters: job %" PRIu32 " start: %zu ports", id, s->n);
+out:
+	free(s);
+	return 0;
+}
+
+/* Read and remove the prolog's snapshot: root's own file, no link. */
+static int take_snapshot(const char *path, struct orc_sample *s)
+{
+	char err[256];
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    st.st_size > 64 * 1024 || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		unlink(path);
+		slurm_error(OSP_LOG_PREFIX "counters: %s is not root's snapshot: ignored", path);
+		return -1;
+	}
+	rc = orc_snapshot_read(f, s, err, sizeof(err));
+	fclose(f);
+	unlink(path);
+	if (rc < 0) {
+		slurm_error(OSP_LOG_PREFIX "counters: %s: %s", path, err);
+		return -1;
+	}
+	return 1;
+}
+
+/* Start the publisher in its own session and do not wait for it. */
+static void publish(uint32_t id, const char *node, const char *record)
+{
+	const char *cluster = getenv("SLURM_CLUSTER_NAME");
+	const char *conf = getenv("SLURM_CONF");
+	char ids[16], confvar[OSP_PATH_MAX + 16] = "";
+	char *argv[6], *envp[3];
+	int n = 0, e = 0;
+	pid_t pid;
+
+	snprintf(ids, sizeof(ids), "%" PRIu32, id);
+	argv[n++] = osp_conf.counters_publisher;
+	argv[n++] = ids;
+	argv[n++] = (char *) node;
+	argv[n++] = (char *) record;
+	if (cluster && orc_valid_node(cluster))
+		argv[n++] = (char *) cluster;
+	argv[n] = NULL;
+	/* A clean environment: the epilog's holds the job's SPANK_* values. */
+	envp[e++] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
+	if (conf && conf[0] == '/' && strlen(conf) < OSP_PATH_MAX) {
+		snprintf(confvar, sizeof(confvar), "SLURM_CONF=%s", conf);
+		envp[e++] = confvar;
+	}
+	envp[e] = NULL;
+
+	pid = fork();
+	if (pid < 0) {
+		slurm_error(OSP_LOG_PREFIX "counters: fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		int fd;
+
+		setsid();
+		if (fork() != 0)
+			_exit(0);
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			if (fd > 2)
+				close(fd);
+		}
+		signal(SIGPIPE, SIG_DFL);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+int osp_counters_epilog(spank_t sp, uint32_t id)
+{
+	const char *node = getenv("SLURMD_NODENAME");
+	char dir[OSP_PATH_MAX], path[OSP_PATH_MAX], rec[ORC_RECORD_MAX];
+	struct orc_sample *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct orc_totals t;
+
+	if (!a || !b || snapshot_path(node, id, dir, path) < 0)
+		goto out;
+	if (take_snapshot(path, a) <= 0)
+		goto out;	/* no start sample: nothing to attribute */
+	if (sample_now(node, b) < 0)
+		goto out;
+	orc_delta(a, b, &t);
+	if (orc_record_format(node, &t, rec, sizeof(rec)) < 0) {
+		slurm_error(OSP_LOG_PREFIX "counters: job %" PRIu32 ": node name '%s' cannot be recorded",
+			    id, node ? node : "(unknown)");
+		goto out;
+	}
+	if (osp_conf.verbose)
+		slurm_info(OSP_LOG_PREFIX "counters: job %" PRIu32 ": %s", id, rec);
+	if (access(osp_conf.counters_publisher, X_OK) < 0) {
+		slurm_error(OSP_LOG_PREFIX "counters: counters_publisher=%s: %s",
+			    osp_conf.counters_publisher, strerror(errno));
+		goto out;
+	}
+	publish(id, node, rec);
+out:
+	free(a);
+	free(b);
+	return 0;
+}
