@@ -151,6 +151,8 @@ JobCompLoc=$JOBCOMP
 JobAcctGatherType=jobacct_gather/none
 InactiveLimit=0
 KillWait=2
+# Generous: a busy CI host or valgrind (leakcheck.sh) slows every RPC.
+MessageTimeout=$([ "$SLOW" -gt 1 ] && echo 100 || echo 30)
 MinJobAge=5
 MaxJobCount=20000
 Epilog=$BASE/etc/epilog.sh
