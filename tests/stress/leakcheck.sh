@@ -14,7 +14,7 @@
 # (Slurm's "definitely lost" records are those of its threads and caches)
 # and never unloads the select plugin, so orrery's live cluster state is
 # "still reachable", not a leak.  Slow (valgrind serialises slurmctld's
-# threads): about half an hour on 2 busy cores, not part of
+# threads): about 10 minutes on 2 busy cores, not part of
 # tests/run-all.sh.
 # Needs valgrind, python3 and what run.sh needs.  Ports 20220-20236, state
 # under /var/tmp/orrery-st-leak.
