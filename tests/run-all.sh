@@ -115,6 +115,9 @@ if [ $skip_cluster -eq 0 ]; then
 		step "select plugin: delegation, placement, shifts, restart, fail-open"
 		"$top/tests/select/run.sh" "$plugins"
 		record "select plugin" $?
+		step "select plugin under faults, kill -9 restarts, bad state files and a job burst"
+		"$top/tests/stress/run.sh" "$plugins"
+		record "stress" $?
 	else
 		echo "select plugin not built: its cluster suites did not run"
 		record "select plugin (not built)" 1

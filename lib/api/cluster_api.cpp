@@ -30,6 +30,7 @@ int orrery_cluster_new(const orrery_topology_t *t, const orrery_cluster_opts_t *
 		if (!t || !out)
 			fail(ORRERY_EINVAL, "orrery_cluster_new: NULL topology or out");
 		*out = nullptr;
+		orrery::fault_point("cluster_new");
 		orrery_cluster_opts_t o;
 		if (opts)
 			o = *opts;

@@ -43,6 +43,7 @@ int orrery_profile_parse(const char *spec, orrery_profile_t **out,
 	return guard(err, [&] {
 		need(out, "out");
 		*out = nullptr;
+		orrery::fault_point("profile_parse");
 		need(spec, "profile string");
 		// strnlen: do not scan an unterminated giant string.
 		size_t len = strnlen(spec, ORRERY_SPEC_MAX_LEN + 1);
@@ -129,6 +130,7 @@ int orrery_profile_resolve(const orrery_profile_t *p,
 	return guard(err, [&] {
 		need(out, "out");
 		*out = nullptr;
+		orrery::fault_point("profile_resolve");
 		need(p, "profile");
 		Shape s;
 		if (shape) {

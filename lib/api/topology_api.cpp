@@ -79,6 +79,7 @@ int orrery_topology_add_node(orrery_topology_t *t, const char *node,
 int orrery_topology_finalize(orrery_topology_t *t, orrery_error_t *err)
 {
 	return guard(err, [&] {
+		orrery::fault_point("topology");
 		need(t, "topology");
 		t->t.finalize();
 	});

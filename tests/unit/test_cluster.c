@@ -375,6 +375,63 @@ static void test_fault_points(void **state)
 	orrery_cluster_free(c);
 }
 
+/* ORRERY_FAULT=point:kind throws each kind of exception the C API's
+ * barrier (api/guard.hpp) catches; the select plugin's stress test relies
+ * on each reaching the caller as an error code and a message. */
+static void test_fault_kinds(void **state)
+{
+	orrery_cluster_t *c = make_cluster();
+	orrery_topology_t *t = make_topo(0);
+	orrery_cluster_t *c2 = NULL;
+	orrery_error_t err;
+	orrery_profile_t *p = profile("period=100ms;up=0ms+50ms@100Gbps");
+	orrery_profile_t *q = NULL;
+	orrery_placement_t *pl = NULL;
+	orrery_eval_t *ev = NULL;
+	uint8_t free_nodes[16];
+	uint32_t a[] = {0, 4};
+	(void)state;
+	memset(free_nodes, 1, sizeof free_nodes);
+
+	setenv("ORRERY_FAULT", "evaluate,place:exception", 1);
+	assert_true(orrery_fault_armed("place"));
+	assert_false(orrery_fault_armed("pla"));
+	assert_int_equal(orrery_cluster_place(c, free_nodes, 2, p, &pl, &err),
+			 ORRERY_EINTERNAL);
+	assert_string_equal(err.message, "unexpected exception injected at 'place'");
+	assert_int_equal(orrery_cluster_evaluate(c, a, 2, p, &ev, &err), ORRERY_EINTERNAL);
+	assert_string_equal(err.message, "fault injected at 'evaluate'");
+
+	setenv("ORRERY_FAULT", "evaluate:bad_alloc,profile_parse:unknown", 1);
+	assert_int_equal(orrery_cluster_evaluate(c, a, 2, p, &ev, &err), ORRERY_ENOMEM);
+	assert_string_equal(err.message, "out of memory");
+	assert_int_equal(orrery_profile_parse("period=100ms;up=0ms+50ms@100Gbps", &q, &err),
+			 ORRERY_EINTERNAL);
+	assert_string_equal(err.message, "unknown exception");
+	assert_null(q);
+
+	setenv("ORRERY_FAULT", "all:bad_alloc", 1);
+	assert_int_equal(orrery_topology_finalize(t, &err), ORRERY_ENOMEM);
+	assert_int_equal(orrery_cluster_add_job(c, 1, a, 2, p, 0, &err), ORRERY_ENOMEM);
+	unsetenv("ORRERY_FAULT");
+	assert_int_equal(orrery_topology_finalize(t, &err), ORRERY_OK);
+	setenv("ORRERY_FAULT", "cluster_new", 1);
+	assert_int_equal(orrery_cluster_new(t, NULL, &c2, &err), ORRERY_EINTERNAL);
+	assert_null(c2);
+	unsetenv("ORRERY_FAULT");
+
+	/* Nothing was left half-done: the same calls work unarmed. */
+	assert_int_equal(orrery_cluster_job_count(c), 0);
+	assert_int_equal(orrery_cluster_place(c, free_nodes, 2, p, &pl, &err), ORRERY_OK);
+	assert_true(orrery_placement_count(pl) > 0);
+	assert_int_equal(orrery_cluster_evaluate(c, a, 2, p, &ev, &err), ORRERY_OK);
+	orrery_eval_free(ev);
+	orrery_placement_free(pl);
+	orrery_profile_free(p);
+	orrery_topology_free(t);
+	orrery_cluster_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_huge_files),
 		cmocka_unit_test(test_renamed_node),
 		cmocka_unit_test(test_fault_points),
+		cmocka_unit_test(test_fault_kinds),
 	};
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }

@@ -65,7 +65,8 @@ tests_select_test_place_cache_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_select_test_place_cache_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 
-EXTRA_DIST += tests/select/run.sh
+EXTRA_DIST += tests/select/run.sh tests/stress/run.sh tests/stress/leakcheck.sh \
+	tests/stress/leak_report.py
 
 # libtool relinks the module against the installed liborrery, so that must
 # be installed first.  (Named through a variable so that automake adds a

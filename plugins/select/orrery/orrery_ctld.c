@@ -524,6 +524,9 @@ static bool ensure_cluster_locked(void)
 	return true;
 fail:
 	drop_cluster_locked();
+	/* Not again on every job_test: only after a reconfigure or a node
+	 * table change (drop_cluster_locked() zeroed slurm_nodes). */
+	g.slurm_nodes = node_record_count;
 	if (!g.build_failed)
 		error("select/orrery: cannot model the topology: %s; running as plain cons_tres",
 		      err.message);
@@ -531,14 +534,25 @@ fail:
 	return false;
 }
 
+/* Saves run at every job start and end: a failing one (full disk) is
+ * logged once, and again when saving works again. */
 static void save_state_locked(void)
 {
+	static uint64_t failing;
 	orrery_error_t err = { 0 };
 
-	if (g.cluster && g.state_path &&
-	    orrery_cluster_save(g.cluster, g.state_path, &err))
-		error("select/orrery: cannot save %s: %s", g.state_path,
-		      err.message);
+	if (!g.cluster || !g.state_path)
+		return;
+	if (orrery_cluster_save(g.cluster, g.state_path, &err)) {
+		if (!failing++)
+			error("select/orrery: cannot save %s: %s (not logged again until a save succeeds)",
+			      g.state_path, err.message);
+		return;
+	}
+	if (failing)
+		info("select/orrery: saved %s again after %"PRIu64" failed saves",
+		     g.state_path, failing);
+	failing = 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,574 @@
+#!/bin/bash
+# tests/stress/run.sh - select/orrery_cons_tres under faults, crashes and load,
+# on a private Slurm cluster (munge, slurmctld, 16 emulated slurmd; no
+# accounting database) that this script starts and stops itself.
+#
+# usage: tests/stress/run.sh [--jobs N] [--only PART[,PART]] [PLUGINDIR]
+#   PLUGINDIR  where select_orrery_cons_tres.so (and spank_orrery.so) were
+#              installed (default /var/tmp/orrery-stress/plugins)
+#   --jobs N   jobs in the load burst (default 200, what CI runs and
+#              what the figures in select-orrery(8) are for)
+#   --only P   run only these parts: fault, restart, load (the cluster is
+#              still started from scratch)
+#
+# 1. Fault injection: slurmctld is restarted with ORRERY_FAULT naming one
+#    liborrery fault point (or point:kind for the other C++ exception
+#    paths) at a time; every point the select plugin can reach is listed
+#    below and checked against the library source.  Each profiled job must
+#    run, with exactly one log line naming the point, slurmctld alive.
+# 2. Restart: 20 profiled jobs with non-trivial shifts, kill -9 slurmctld,
+#    restart: jobs, shifts and orrery's state preserved, a new job shifted
+#    against the restored ones; again with orrery_state truncated and with a
+#    foreign format version (one error line, empty start, jobs not lost).
+# 3. Load: N separate sbatch submissions in a burst; every job completes
+#    (jobcomp/filetxt) or pends for a legitimate reason; slurmctld RSS and
+#    the plugin's job_test counters printed.
+# Last, slurmctld is stopped with `scontrol shutdown` and must exit 0.
+# ORRERY_STRESS_WRAP (a command prefix for slurmctld, e.g. valgrind) and
+# ORRERY_STRESS_SLOW (a factor for every deadline) are for leakcheck.sh.
+# Needs root, munge, slurmctld, slurmd, slurm-client.  Ports 20200-20216 on
+# 127.0.0.1, state under /var/tmp/orrery-st-run (ORRERY_STRESS_PORT and
+# ORRERY_STRESS_BASE move them).  Prints one "ok"/"FAIL" line per check,
+# then "N passed, M failed".
+set -u
+
+NJOBS=200
+ONLY=
+PLUGINDIR=/var/tmp/orrery-stress/plugins
+while [ $# -gt 0 ]; do
+	case $1 in
+	--jobs) NJOBS=$2; shift 2 ;;
+	--only) ONLY=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run.sh: unknown option '$1' (accepted: --jobs N, --only fault|restart|load)" >&2; exit 2 ;;
+	*) PLUGINDIR=$1; shift ;;
+	esac
+done
+case $NJOBS in ''|*[!0-9]*) echo "run.sh: --jobs needs a number" >&2; exit 2 ;; esac
+for p in ${ONLY//,/ }; do
+	case $p in fault|restart|load) ;; *) echo "run.sh: --only fault,restart,load" >&2; exit 2 ;; esac
+done
+want() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
+SLOW=${ORRERY_STRESS_SLOW:-1}
+WRAP=${ORRERY_STRESS_WRAP:-}
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BASE=${ORRERY_STRESS_BASE:-/var/tmp/orrery-st-run}
+PORT=${ORRERY_STRESS_PORT:-20200}
+NNODES=16
+CPUS=16
+SYSPLUGINS=$(dirname "$(ls /usr/lib/*/slurm-wlm/select_cons_tres.so 2>/dev/null | head -n1)")
+HOST=$(hostname -s)
+# Every job's profile (orrery.conf default_profile, or --comm-profile):
+# 20 ms of 60 Gb/s per node every 100 ms.  Two such jobs on one 100 Gb/s
+# uplink collide unless shifted apart; five fit, each in its own 20 ms.
+PROFILE='period=100ms;up=0ms+20ms@60Gbps'
+
+pass=0 failed=0
+ok() { echo "ok   - ${TRACE:+[$SECONDS s] }$*"; pass=$((pass + 1)); }
+bad() { echo "FAIL - $*"; failed=$((failed + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+t() { timeout $((10 * SLOW)) "$@"; }
+say() { echo "# $*"; }
+
+[ "$(id -u)" -eq 0 ] || { echo "run.sh: needs root"; echo "0 passed, 1 failed"; exit 1; }
+[ -f "$PLUGINDIR/select_orrery_cons_tres.so" ] ||
+	{ echo "run.sh: no $PLUGINDIR/select_orrery_cons_tres.so (make install?)"; echo "0 passed, 1 failed"; exit 1; }
+[ -n "$SYSPLUGINS" ] || { echo "run.sh: Slurm's select_cons_tres.so not found"; echo "0 passed, 1 failed"; exit 1; }
+
+PIDS=()
+cleanup() {
+	# Only the processes this script started, by PID: TERM, then KILL.
+	local p
+	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for _ in $(seq 50); do
+		local alive=0
+		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ $alive = 0 ] && break
+		sleep 0.1
+	done
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+}
+trap cleanup EXIT
+
+rm -rf "$BASE"
+mkdir -p "$BASE"/{etc,state,log,spool,run,out}
+chmod 755 "$BASE"
+export SLURM_CONF=$BASE/etc/slurm.conf
+LOG=$BASE/log/slurmctld.log
+JOBCOMP=$BASE/log/jobcomp.txt
+STATE=$BASE/state/orrery_state
+
+# ------------------------------------------------------------------ munge
+mungekey --create --keyfile="$BASE/etc/munge.key" >/dev/null 2>&1 ||
+	dd if=/dev/urandom of="$BASE/etc/munge.key" bs=1024 count=1 2>/dev/null
+chown munge: "$BASE/etc/munge.key" "$BASE/run"; chmod 400 "$BASE/etc/munge.key"
+chmod 700 "$BASE/run"; chown munge: "$BASE/log"
+runuser -u munge -- munged --socket="$BASE/run/munge.sock" \
+	--key-file="$BASE/etc/munge.key" --log-file="$BASE/log/munged.log" \
+	--pid-file="$BASE/run/munged.pid" --seed-file="$BASE/run/munge.seed" \
+	--num-threads=4 --foreground >"$BASE/log/munged.out" 2>&1 &
+PIDS+=($!)
+chmod 755 "$BASE/run"
+for _ in $(seq 50); do [ -S "$BASE/run/munge.sock" ] && break; sleep 0.1; done
+chown root: "$BASE/log"
+
+# ------------------------------------------------------------------ config
+# MinJobAge, sched and bf intervals keep a 1,000-job burst short; jobcomp
+# records every job's end state (there is no accounting database).
+cat >"$BASE/etc/slurm.conf" <<EOF
+ClusterName=orrstress
+SlurmctldHost=$HOST(127.0.0.1)
+SlurmctldPort=$PORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$BASE/run/munge.sock
+CredType=cred/munge
+PluginDir=$PLUGINDIR:$SYSPLUGINS
+StateSaveLocation=$BASE/state
+SlurmdSpoolDir=$BASE/spool/%n
+SlurmctldPidFile=$BASE/run/slurmctld.pid
+SlurmdPidFile=$BASE/run/slurmd-%n.pid
+SlurmctldLogFile=$LOG
+SlurmdLogFile=$BASE/log/slurmd-%n.log
+SlurmctldDebug=info
+SlurmdDebug=error
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+SlurmdParameters=config_overrides
+ReturnToService=2
+MpiDefault=none
+SwitchType=switch/none
+SchedulerType=sched/backfill
+SchedulerParameters=batch_sched_delay=0,default_queue_depth=400,sched_min_interval=200000,bf_interval=5
+SelectType=select/orrery_cons_tres
+SelectTypeParameters=CR_Core
+TopologyPlugin=topology/tree
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$JOBCOMP
+JobAcctGatherType=jobacct_gather/none
+InactiveLimit=0
+KillWait=2
+# Generous: a busy CI host or valgrind (leakcheck.sh) slows every RPC.
+MessageTimeout=$([ "$SLOW" -gt 1 ] && echo 100 || echo 30)
+MinJobAge=5
+MaxJobCount=20000
+Epilog=$BASE/etc/epilog.sh
+PlugStackConfig=$BASE/etc/plugstack.conf
+NodeName=s[1-$NNODES] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((PORT + 1))-$((PORT + NNODES)) CPUs=$CPUS RealMemory=4000 State=UNKNOWN
+PartitionName=main Nodes=s[1-$NNODES] Default=YES MaxTime=30 State=UP
+EOF
+# Eight leaves of two nodes: a 4-node job always crosses leaf uplinks.
+: >"$BASE/etc/topology.conf"
+for l in $(seq 0 7); do
+	echo "SwitchName=leaf$l Nodes=s[$((2 * l + 1))-$((2 * l + 2))]" >>"$BASE/etc/topology.conf"
+done
+echo "SwitchName=spine Switches=leaf[0-7]" >>"$BASE/etc/topology.conf"
+SPANK=$PLUGINDIR/spank_orrery.so
+if [ -f "$SPANK" ]; then
+	echo "required $SPANK runtime_dir=$BASE/spool/%n/orrery" >"$BASE/etc/plugstack.conf"
+else
+	: >"$BASE/etc/plugstack.conf"
+fi
+write_conf() {	# write_conf DEBUG
+	cat >"$BASE/etc/orrery.conf" <<EOF
+[orrery]
+mode=enforce
+candidates=16
+debug=$1
+node_link=100Gbps
+default_profile=$PROFILE
+[uplinks]
+level0=100Gbps
+EOF
+}
+write_conf 1
+# The relay as the job's nodes see it, kept for after the job.
+cat >"$BASE/etc/epilog.sh" <<EOF
+#!/bin/sh
+[ -n "\$SPANK_ORRERY_SHIFT_US" ] && echo "\$SPANK_ORRERY_SHIFT_US" >"$BASE/out/epilog-\$SLURM_JOB_ID"
+exit 0
+EOF
+chmod 755 "$BASE/etc/epilog.sh"
+
+# ------------------------------------------------------------------ daemons
+CTLD=
+ctld_up() { t scontrol ping 2>/dev/null | grep -q 'is UP'; }
+nodes_up() { [ "$(t sinfo -h -N -t idle,mix,alloc -o %N 2>/dev/null | sort -u | wc -l)" -eq $NNODES ]; }
+wait_for() {	# wait_for SECONDS COMMAND...: poll until it succeeds
+	local end=$((SECONDS + $1 * SLOW)); shift
+	while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.2; done
+	return 1
+}
+start_ctld() {	# start_ctld [-i|-c]; the caller's environment goes along
+	$WRAP slurmctld -D "${1:--i}" >>"$BASE/log/slurmctld.out" 2>&1 &
+	PIDS+=($!)
+	CTLD=$!
+	wait_for 20 ctld_up
+}
+# Stop slurmctld (TERM, or KILL with "kill9") and start it again; running
+# jobs go on.  MARK is the log line count before the new slurmctld.
+MARK=0
+restart_ctld() {	# restart_ctld [kill9] [nowait]
+	local sig=TERM
+	[ "${1:-}" = kill9 ] && { sig=KILL; shift; }
+	kill -$sig "$CTLD"
+	for _ in $(seq 100); do kill -0 "$CTLD" 2>/dev/null || break; sleep 0.1; done
+	wait "$CTLD" 2>/dev/null
+	MARK=$(wc -l <"$LOG")
+	[ -n "${TRACE:-}" ] && say "$(date +%T.%N) stopped"
+	start_ctld -i
+	[ -n "${TRACE:-}" ] && say "$(date +%T.%N) ctld up"
+	[ "${1:-}" = nowait ] || wait_for 30 nodes_up
+	[ -n "${TRACE:-}" ] && say "$(date +%T.%N) nodes up"
+}
+newlog() { tail -n +$((MARK + 1)) "$LOG"; }	# log of the current slurmctld
+start_ctld -c
+for i in $(seq $NNODES); do
+	mkdir -p "$BASE/spool/s$i"
+	slurmd -D -N "s$i" >"$BASE/log/slurmd-s$i.out" 2>&1 &
+	PIDS+=($!)
+done
+idle_nodes() { [ "$(t sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)" -eq $NNODES ]; }
+wait_for 30 idle_nodes
+check "cluster up: $NNODES nodes idle under select/orrery_cons_tres" idle_nodes
+if grep -q 'liborrery lacks' "$LOG"; then
+	bad "liborrery built without placement: $(grep -o 'liborrery lacks [a-z_]*' "$LOG" | head -n1)"
+	echo "$pass passed, $failed failed"
+	exit 1
+fi
+
+# ------------------------------------------------------------------ helpers
+field() { t scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
+orr() {	# orr JOBID KEY: a key of the job's ORR1: record in AdminComment
+	t scontrol show job "$1" | sed -n 's/.*ORR1:\([^ ]*\).*/\1/p' |
+		tr ',' '\n' | sed -n "s/^$2=//p"
+}
+state_of() { t squeue -h -j "$1" -o %T 2>/dev/null; }
+is_running() { [ "$(state_of "$1")" = RUNNING ]; }
+jobcomp_state() { sed -n "s/^JobId=$1 .*JobState=\([A-Z_]*\).*/\1/p" "$JOBCOMP" 2>/dev/null | tail -n1; }
+completed() { [ "$(jobcomp_state "$1")" = COMPLETED ]; }
+ctld_rss() { awk '/^VmRSS|^VmHWM/ { printf "%s %s kB  ", $1, $2 }' "/proc/$CTLD/status"; }
+# The last counters line of the current slurmctld, and one key of it.
+counters() { newlog | grep 'select/orrery: mode=.* fallbacks=' | tail -n1; }
+counter() { counters | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+# Shifts of the jobs in orrery_state: "ID SHIFT" lines.
+state_shifts() { sed -n 's/^job \([0-9]*\) shift_us=\([0-9]*\) .*/\1 \2/p' "${1:-$STATE}" 2>/dev/null; }
+cancel_all() {
+	t scancel -u root 2>/dev/null
+	wait_for 60 bash -c "[ -z \"\$(timeout 10 squeue -h)\" ]"
+}
+
+# ------------------------------------------------------------------ 1. faults
+# Every liborrery call the select plugin makes that has a fault point,
+# with where it is reached and the line it must cause:
+#   POINT[:KIND]  HOOK      LOG (extended regex, after "select/orrery: ")
+# HOOK job_test: the placement is refused, the job goes to cons_tres on the
+#   full bitmap (no "trying" line), and is still recorded at job_begin;
+# job_begin: the node choice was orrery's, the job starts unrecorded (no
+#   shift, no ORR1:);
+# build: orrery runs as plain cons_tres until the next reconfigure, one
+#   line for all jobs (not counted as a per-job fallback);
+# save / load: the job is placed and recorded; one line however many saves.
+FAULTS=(
+	"place           job_test  placement failed: fault injected at 'place', falling back"
+	"place:exception job_test  placement failed: unexpected exception injected at 'place', falling back"
+	"place:bad_alloc job_test  placement failed: out of memory, falling back"
+	"place:unknown   job_test  placement failed: unknown exception, falling back"
+	"profile_parse   job_test  bad comm profile: fault injected at 'profile_parse', falling back"
+	"profile_resolve job_test  bad comm profile: fault injected at 'profile_resolve', falling back"
+	"evaluate        job_begin evaluation failed: fault injected at 'evaluate', falling back"
+	"evaluate:bad_alloc job_begin evaluation failed: out of memory, falling back"
+	"cluster_add     job_begin cannot record the job: fault injected at 'cluster_add', falling back"
+	"topology        build     cannot model the topology: fault injected at 'topology'; running as plain cons_tres"
+	"cluster_new     build     cannot model the topology: fault injected at 'cluster_new'; running as plain cons_tres"
+	"state_save      save      cannot save $STATE: fault injected at 'state_save'"
+	"state_load      load      $STATE: fault injected at 'state_load'; starting with no running jobs"
+)
+
+# The fault points in the liborrery functions orrery_ctld.c calls, from the
+# source: every one must be in FAULTS.
+reachable_points() {
+	local fns
+	fns=$(sed -n 's/^[[:space:]]*X(\(orrery_[a-z_]*\)).*/\1/p' "$SRC/plugins/select/orrery/orrery_ctld.c" | sort -u)
+	awk -v fns="$fns" '
+		BEGIN { n = split(fns, a, "\n"); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+		/^[a-z].*[ *]orrery_[a-z_]*\(/ {
+			match($0, /orrery_[a-z_]*\(/); fn = substr($0, RSTART, RLENGTH - 1) }
+		/fault_point\("/ && (fn in want) {
+			match($0, /fault_point\("[a-z_]*"/); print substr($0, RSTART + 13, RLENGTH - 14) }
+	' "$SRC"/lib/api/*.cpp | sort -u
+}
+
+fault_job() {	# fault_job [SBATCH-ARGS...]: a 4-node profiled job; prints its id
+	t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null "$@" --wrap true
+}
+
+if want fault; then
+	say "fault injection: one slurmctld per point (ORRERY_FAULT=POINT[:KIND])"
+	if [ -d "$SRC/lib/api" ]; then
+		listed=$(printf '%s\n' "${FAULTS[@]}" | awk '{ sub(/:.*/, "", $1); print $1 }' | sort -u)
+		found=$(reachable_points)
+		check "every fault point the plugin reaches is tested ($(echo $found | tr ' ' ','))" \
+			test -n "$found" -a "$(comm -23 <(echo "$found") <(echo "$listed"))" = ""
+	fi
+	# A state file to load (state_load) and a baseline job: orrery
+	# narrows and records it without faults.
+	j=$(fault_job)
+	wait_for 30 completed "$j"
+	check "no fault: job $j placed by orrery (narrowed, ORR1: recorded)" \
+		bash -c "grep -q 'select/orrery: trying JobId=$j candidate' '$LOG' && grep -q 'select/orrery: JobId=$j on ' '$LOG'"
+	for f in "${FAULTS[@]}"; do
+		read -r point hook msg <<<"$f"
+		name=${point%%:*}
+		if [ "$name" = profile_parse ] && [ ! -f "$SPANK" ]; then
+			echo "skip - $point: needs --comm-profile (no $SPANK)"
+			continue
+		fi
+		# Jobs wait for the nodes to register again by themselves.
+		ORRERY_FAULT=$point restart_ctld nowait
+		args=()
+		# A bad default_profile is refused at load (profile_parse):
+		# the job brings its own.
+		[ "$name" = profile_parse ] && args=(--comm-profile="$PROFILE")
+		j=$(fault_job "${args[@]}")
+		j2=
+		[ "$hook" = build ] || [ "$hook" = save ] && j2=$(fault_job)
+		[ -n "${TRACE:-}" ] && say "$(date +%T.%N) submitted"
+		wait_for 40 completed "$j"
+		[ -n "$j2" ] && wait_for 40 completed "$j2"
+		[ -n "${TRACE:-}" ] && say "$(date +%T.%N) completed"
+		check "$point: job $j ran to COMPLETED" completed "$j"
+		check "$point: slurmctld alive (scontrol ping)" ctld_up
+		case $hook in
+		job_test|job_begin)
+			check "$point: exactly one fallback line for job $j naming the point" \
+				test "$(newlog | grep -c "falling back to cons_tres for JobId=$j\$")" = 1 -a \
+				"$(newlog | grep -Ec "select/orrery: $msg to cons_tres for JobId=$j\$")" = 1
+			fb=$(counter fallbacks)
+			check "$point: fallback counter incremented (fallbacks=$fb)" test "${fb:-0}" -ge 1
+			;;
+		*)
+			check "$point: exactly one line for jobs $j${j2:+ and $j2}" \
+				test "$(newlog | grep -Ec "select/orrery: $msg")" = 1
+			check "$point: no per-job fallback lines" \
+				bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'falling back'"
+			;;
+		esac
+		case $hook in
+		job_test)
+			check "$point: cons_tres chose the nodes (not narrowed)" \
+				bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'trying JobId=$j '"
+			;;
+		job_begin)
+			check "$point: job started unrecorded (no shift logged)" \
+				bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'select/orrery: JobId=$j on '"
+			;;
+		build)
+			check "$point: neither job narrowed nor recorded" \
+				bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -Eq 'trying JobId=|select/orrery: JobId=[0-9]+ on '"
+			;;
+		save|load)
+			check "$point: job $j still placed and recorded by orrery" \
+				bash -c "tail -n +$((MARK + 1)) '$LOG' | grep -q 'select/orrery: JobId=$j on '"
+			;;
+		esac
+	done
+	restart_ctld	# without faults
+	check "after the faults: slurmctld alive" ctld_up
+fi
+
+# ------------------------------------------------------------------ 2. restart
+NR=20
+if want restart; then
+	say "restart: $NR running jobs, kill -9 slurmctld"
+	cancel_all
+	# "ID STATE SHIFT" of every job, from one scontrol call.
+	snapshot() {
+		t scontrol -o show job 2>/dev/null | awk '{
+			id = st = sh = "-"
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^JobId=/) id = substr($i, 7)
+				if ($i ~ /^JobState=/) st = substr($i, 10)
+				if ($i ~ /^ORR1:/ || $i ~ /^AdminComment=ORR1:/) {
+					n = split($i, kv, ","); for (k = 1; k <= n; k++) if (kv[k] ~ /shift_us=/) { sub(/.*shift_us=/, "", kv[k]); sh = kv[k] } }
+			}
+			print id, st, sh }'
+	}
+	# Slurm's own state: a job the backfill scheduler starts is not saved
+	# until something else asks for a save (an update RPC does), and
+	# saves happen at most every 5 s.  Without this a kill -9 makes Slurm
+	# itself (not orrery) requeue the newest jobs.
+	slurm_save() {
+		t scontrol update jobid="${ids[0]}" Comment="stress-$SECONDS"
+		sleep 6
+	}
+	ids=()
+	for i in $(seq $NR); do
+		ids+=("$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 600')")
+	done
+	all_running() { [ "$(t squeue -h -t R -o %i | wc -l)" -ge $NR ]; }
+	wait_for 60 all_running
+	check "$NR profiled 4-node jobs running" all_running
+	declare -A shift0
+	while read -r j _ sh; do shift0[$j]=$sh; done < <(snapshot)
+	distinct=$(printf '%s\n' "${shift0[@]}" | sort -u | wc -l)
+	check "shifts are non-trivial ($distinct distinct values: $(printf '%s\n' "${shift0[@]}" | sort -n | uniq -c | awk '{ printf "%sx%s ", $1, $2 }'))" \
+		test "$distinct" -ge 3
+	same_shifts() {	# same_shifts FILE: orrery_state holds every job with its AdminComment shift
+		local j s
+		for j in "${ids[@]}"; do
+			s=$(state_shifts "$1" | awk -v j="$j" '$1 == j { print $2 }')
+			[ -n "${shift0[$j]}" ] && [ "$s" = "${shift0[$j]}" ] || return 1
+		done
+	}
+	admin_shifts_kept() {
+		local snap j
+		snap=$(snapshot)
+		for j in "${ids[@]}"; do
+			echo "$snap" | grep -qx "$j RUNNING ${shift0[$j]}" || return 1
+		done
+	}
+	check "orrery_state holds the $NR jobs with their AdminComment shifts" same_shifts "$STATE"
+	slurm_save
+	restart_ctld kill9 nowait
+	check "kill -9: all $NR jobs still running, AdminComment shifts unchanged" admin_shifts_kept
+	cp "$STATE" "$BASE/state/orrery_state.before-k"
+	k=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 600')
+	wait_for 30 is_running "$k"
+	check "kill -9: a new job K=$k starts" is_running "$k"
+	check "kill -9: one restore line: $NR jobs from orrery_state" \
+		test "$(newlog | grep -c "select/orrery: restored $NR jobs from $STATE ")" = 1
+	restored_plus_k() { same_shifts "$STATE" && [ "$(state_shifts | wc -l)" = $((NR + 1)) ]; }
+	check "kill -9: orrery_state keeps the $NR shifts and adds K" restored_plus_k
+	# What orrery-query computes for K's nodes against the restored jobs
+	# and against none: K's shift must be the first.
+	QUERY=$(command -v orrery-query || true)
+	[ -x "$PLUGINDIR/../../bin/orrery-query" ] && QUERY=$PLUGINDIR/../../bin/orrery-query
+	sk=$(orr "$k" shift_us)
+	if [ -n "$QUERY" ]; then
+		q_shift() {	# q_shift [--state FILE]: shift (us) of K's nodes
+			"$QUERY" place --topology "$BASE/etc/topology.conf" --node-link 100Gbps \
+				--uplink 0=100Gbps "$@" --nodes 4 --profile "$PROFILE" \
+				--free "$(field "$k" NodeList)" --show 1 2>/dev/null |
+				awk '$1 == "1" { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^m?s$/ && $i ~ /^[0-9.]+$/) {
+					printf "%d\n", ($(i+1) == "ms" ? $i * 1000 : $i * 1e6) + 0.5; exit } }'
+		}
+		qs=$(q_shift --state "$BASE/state/orrery_state.before-k")
+		q0=$(q_shift)
+		check "kill -9: K is shifted against the restored jobs (K=$sk us; orrery-query: $qs us with them, $q0 us alone)" \
+			test -n "$sk" -a "$sk" = "$qs" -a "$qs" != "$q0"
+	else
+		echo "skip - K's shift against orrery-query: no orrery-query"
+	fi
+	ids_k=("$k")
+
+	# Truncated and foreign-version state files: one error line, orrery
+	# starts empty, Slurm's jobs (with their relay and AdminComment)
+	# go on, scheduling continues.
+	for bad_state in truncated foreign; do
+		slurm_save
+		kill -KILL "$CTLD"; wait "$CTLD" 2>/dev/null
+		if [ $bad_state = truncated ]; then
+			sz=$(stat -c %s "$STATE")
+			truncate -s $((sz / 2)) "$STATE"
+			msg="state file '$STATE': truncated \\(no complete 'end' line\\)"
+		else
+			sed -i '1s/^orrery-state .*/orrery-state 99/' "$STATE"
+			msg="state file '$STATE' has format version 99; this orrery reads version 1"
+		fi
+		MARK=$(wc -l <"$LOG")
+		start_ctld -i
+		n=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 600')
+		wait_for 30 is_running "$n"
+		check "$bad_state state: new job $n scheduled" is_running "$n"
+		check "$bad_state state: exactly one error line, empty start" \
+			test "$(newlog | grep -Ec "select/orrery: $STATE: $msg; starting with no running jobs")" = 1
+		check "$bad_state state: all $NR jobs still running with their AdminComment shifts" admin_shifts_kept
+		check "$bad_state state: earlier jobs ${ids_k[*]} still running" \
+			bash -c "for j in ${ids_k[*]}; do [ \"\$(timeout 10 squeue -h -j \$j -o %T)\" = RUNNING ] || exit 1; done"
+		check "$bad_state state: orrery_state rewritten with only the new job" \
+			test "$(state_shifts | awk '{ print $1 }' | tr '\n' ' ')" = "$n "
+		check "$bad_state state: slurmctld alive" ctld_up
+		ids_k+=("$n")
+	done
+	# The relay after an empty start: the jobs' SPANK environment is
+	# Slurm's job state, so the epilog still sees the original shift.
+	first=${ids[0]}
+	for j in "${ids[@]}"; do [ "${shift0[$j]}" != 0 ] && { first=$j; break; }; done
+	cancel_all
+	wait_for 20 test -s "$BASE/out/epilog-$first"
+	check "after the empty starts: job $first's epilog still sees SPANK_ORRERY_SHIFT_US=${shift0[$first]}" \
+		test "$(cat "$BASE/out/epilog-$first" 2>/dev/null)" = "${shift0[$first]}"
+fi
+
+# ------------------------------------------------------------------ 3. load
+if want load; then
+	say "load: $NJOBS separate sbatch submissions, profiled (default_profile)"
+	cancel_all
+	write_conf 0	# no per-placement log lines: measure, don't trace
+	t scontrol reconfigure
+	wait_for 30 idle_nodes
+	MARK=$(wc -l <"$LOG")
+	rss0=$(ctld_rss)
+	: >"$BASE/out/ids"
+	t0=$(date +%s.%N)
+	# Separate submissions, 8 at a time; odd jobs take 1 node, even 2.
+	seq "$NJOBS" | xargs -P 8 -I{} sh -c \
+		'n=$(( {} % 2 + 1 )); timeout 60 sbatch --parsable -N$n -n$n -o /dev/null --wrap true' \
+		>>"$BASE/out/ids" 2>"$BASE/out/sbatch.err"
+	t1=$(date +%s.%N)
+	nsub=$(grep -c '^[0-9]' "$BASE/out/ids")
+	say "submitted $nsub jobs in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s ($(awk -v a="$t0" -v b="$t1" -v n="$nsub" 'BEGIN { printf "%.0f", n / (b - a) }') jobs/s, 8 parallel sbatch)"
+	check "all $NJOBS submissions accepted" test "$nsub" = "$NJOBS"
+	sort -n "$BASE/out/ids" >"$BASE/out/ids.sorted"
+	done_count() { awk -F'[ =]' 'NR==FNR { want[$1] = 1; next } $1 == "JobId" && ($2 in want) { n++ } END { print n + 0 }' \
+		"$BASE/out/ids.sorted" "$JOBCOMP" 2>/dev/null; }
+	all_done() { [ "$(done_count)" -ge "$nsub" ]; }
+	wait_for $((60 + NJOBS / 2)) all_done
+	t2=$(date +%s.%N)
+	say "$(done_count) of $nsub ended $(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') s after the first submission"
+	# Every job: COMPLETED in jobcomp, or still queued for a reason
+	# Slurm gives a healthy queue.
+	verdict=$(awk -F'[ =]' 'NR==FNR { want[$1] = 1; next }
+		$1 == "JobId" && ($2 in want) { for (i = 1; i < NF; i++) if ($i == "JobState") st[$2] = $(i+1) }
+		END { for (j in want) print j, (j in st) ? st[j] : "NONE" }' "$BASE/out/ids.sorted" "$JOBCOMP")
+	notdone=$(echo "$verdict" | awk '$2 == "NONE" { print $1 }')
+	queue_ok=1
+	for j in $notdone; do
+		s=$(t squeue -h -j "$j" -o '%T %r' 2>/dev/null)
+		case $s in
+		"RUNNING "*|"COMPLETING "*|"PENDING Resources"|"PENDING Priority"|"PENDING None") ;;
+		*) queue_ok=0; echo "# job $j: '${s:-not in the queue, no jobcomp record}'" ;;
+		esac
+	done
+	check "every job COMPLETED ($(echo "$verdict" | awk '{ c[$2]++ } END { for (s in c) printf "%s=%d ", s, c[s] }'))" \
+		test -z "$(echo "$verdict" | awk '$2 != "COMPLETED" && $2 != "NONE"')"
+	check "jobs not yet ended are queued legitimately ($(echo $notdone | wc -w) of them)" test $queue_ok = 1
+	check "load: no fallback to cons_tres" bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'falling back'"
+	check "load: slurmctld still responding" ctld_up
+	rss1=$(ctld_rss)
+	t scontrol reconfigure	# logs the counters
+	sleep 1
+	say "slurmctld before: $rss0"
+	say "slurmctld after:  $rss1"
+	say "counters: $(counters | sed 's/.*select\/orrery: //')"
+	pl=$(counter placements) jt=$(counter job_tests) jus=$(counter job_test_us) cus=$(counter cons_tres_us)
+	[ -n "$jt" ] && [ "$jt" -gt 0 ] &&
+		say "job_test: $jt calls, mean $((jus / jt)) us, of which cons_tres $((cus / jt)) us"
+	check "load: orrery placed the jobs (placements=$pl >= $nsub)" test "${pl:-0}" -ge "$nsub"
+fi
+
+check "no fatal errors or crashes in the slurmctld logs" \
+	bash -c "! grep -Eiq 'fatal|segfault|sigsegv|abort' '$LOG' '$BASE/log/slurmctld.out'"
+# A clean stop (valgrind writes its leak report now).
+cancel_all
+t scontrol shutdown >/dev/null
+for _ in $(seq $((600 * SLOW))); do kill -0 "$CTLD" 2>/dev/null || break; sleep 0.1; done
+wait "$CTLD" 2>/dev/null
+rc=$?
+check "scontrol shutdown: slurmctld exited with status 0 (got $rc)" test $rc = 0
+echo "$pass passed, $failed failed"
+[ $failed -eq 0 ]
