@@ -65,9 +65,12 @@ const char *orrery_strerror(int code);
 const char *orrery_version(void);      /* package version, e.g. "0.1.0" */
 void orrery_free(void *p);
 
-/* Fault injection for hardening tests: when the environment variable
- * ORRERY_FAULT names a point (e.g. "place", "evaluate", "state_load"), that
- * call fails with ORRERY_EINTERNAL.  Returns 1 if `point` is armed.  */
+/* Fault injection for hardening tests: ORRERY_FAULT=POINT[:KIND],...
+ * (e.g. "place", "evaluate:bad_alloc", "all").  An armed point fails its
+ * call: KIND error (default) with ORRERY_EINTERNAL; exception, bad_alloc
+ * and unknown throw inside the library to exercise the C API's exception
+ * barrier (select-orrery(8), FAULT INJECTION).  Returns 1 if `point` is
+ * armed.  */
 int orrery_fault_armed(const char *point);
 
 /* ------------------------------------------------------------------ */
