@@ -6,3 +6,5 @@ include contrib/slurm-source/local.mk
 include tests/integration/local.mk
 include contrib/sacct/local.mk
 dist_noinst_SCRIPTS += contrib/quickstart contrib/install-deps tests/run-all.sh
+include tests/bad-input/local.mk
+include tests/fuzz/local.mk
