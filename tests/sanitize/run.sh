@@ -44,7 +44,10 @@ make -j2 > make.log 2>&1 || {
 	grep -E 'error|Error' make.log | head -n 20
 	echo "sanitize: build failed (log: $build/make.log)"
 	echo "0 passed, 1 failed"; exit 1; }
-make -j2 check > check.log 2>&1
+# tests/sim/simgrid-crosscheck.sh compiles a program with $CXX against the
+# (sanitized) engine library: it must link the sanitizer runtimes too.
+make -j2 check TESTS_ENVIRONMENT='CXX="g++ -fsanitize=address,undefined"; export CXX;' \
+	> check.log 2>&1
 rc=$?
 # Which tests failed, and why (the sanitizer's summary line).
 for log in $(find . -name '*.log' ! -name test-suite.log ! -name config.log \
