@@ -10,3 +10,5 @@ include contrib/capture/local.mk
 include contrib/python/local.mk
 dist_noinst_SCRIPTS += contrib/quickstart contrib/install-deps tests/run-all.sh
 include contrib/inventory/local.mk
+include tests/bad-input/local.mk
+include tests/fuzz/local.mk

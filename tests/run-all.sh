@@ -84,6 +84,14 @@ done
 grep -E '^# (TOTAL|PASS|FAIL|ERROR)' "$build/obj/test-suite.log" 2>/dev/null
 record "make check" $rc
 
+step "sanitizers: ASan + UBSan build of liborrery, plugins' testable parts, tools; make check"
+"$top/tests/sanitize/run.sh" --build "$build/sanitize"
+record "sanitizers (ASan+UBSan)" $?
+
+step "fuzzers: libFuzzer + ASan/UBSan, ${ORRERY_FUZZ_SECONDS:-30} s per target"
+"$top/tests/fuzz/run.sh" --seconds "${ORRERY_FUZZ_SECONDS:-30}" --build "$build/fuzz"
+record "fuzzers" $?
+
 step "make distcheck"
 (cd "$build/obj" && make -j2 distcheck DISTCHECK_CONFIGURE_FLAGS="--enable-werror ${slurm_src_opt[*]}" >"$build/distcheck.log" 2>&1)
 rc=$?

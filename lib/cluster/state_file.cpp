@@ -120,7 +120,9 @@ void Cluster::save(const std::string &path) const
 
 size_t Cluster::load(const std::string &path)
 {
-	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	// O_NONBLOCK: a FIFO planted as the state file must not hang
+	// slurmctld in open(); fstat() below refuses it.
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		int e = errno;
 		if (e == ENOENT)

@@ -140,6 +140,11 @@ Profile load_profile_data(std::string_view data, const std::string &origin)
 		fail(ORRERY_ELIMIT, origin + ": " + std::to_string(data.size()) +
 			" bytes, larger than the limit of " +
 			std::to_string(ORRERY_PROFILE_FILE_MAX));
+	// g_utf8_validate() stops at a NUL and would call it bad UTF-8.
+	if (const void *nul = memchr(data.data(), '\0', data.size()))
+		fail(ORRERY_EINVAL, origin + ": contains a NUL byte at offset " +
+			std::to_string((const char *)nul - data.data()) +
+			" (not a text file)");
 	const gchar *bad = nullptr;
 	if (!g_utf8_validate(data.data(), (gssize)data.size(), &bad))
 		fail(ORRERY_EINVAL, origin + ": not valid UTF-8 text (byte " +

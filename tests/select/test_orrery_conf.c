@@ -113,6 +113,16 @@ static void test_bad_files_name_the_problem(void **state)
 		{ "[switch.s1]\nuplink=1Gbps\nspeed=2\n", "'speed'" },
 		{ "[topology]\n", "unknown group [topology]" },
 		{ "mode=enforce\n", "orrery.conf" },
+		/* GKeyFile would keep the last value or merge the groups
+		 * silently (tests/bad-input/orrery.conf/duplicate-*). */
+		{ "[orrery]\nmode=enforce\nmode=off\n",
+		  "line 3: key 'mode' appears twice in [orrery]" },
+		{ "[orrery]\nmode = off\n[uplinks]\nlevel0=1Gbps\n[orrery]\ndebug=1\n",
+		  "line 5: group [orrery] appears twice" },
+		{ "[switch.s1]\nuplink=1Gbps\n[switch.s1]\nuplink=2Gbps\n",
+		  "group [switch.s1] appears twice" },
+		{ "[switch.s1]\nuplink=1Gbps\n  uplink = 2Gbps\n",
+		  "key 'uplink' appears twice in [switch.s1]" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		orrery_conf_t c;
@@ -126,6 +136,17 @@ static void test_bad_files_name_the_problem(void **state)
 		assert_int_equal(c.n_switches, 0);
 		assert_null(c.default_profile);
 	}
+}
+
+static void test_same_key_in_two_groups_is_fine(void **state)
+{
+	orrery_conf_t c;
+	char err[ORRERY_CONF_ERR_MAX] = "";
+
+	assert_int_equal(parse("[switch.a]\nuplink=1Gbps\n# uplink=3Gbps\n"
+			       "[switch.b]\nuplink=2Gbps\n", &c, err), 0);
+	assert_int_equal(c.n_switches, 2);
+	orrery_conf_free(&c);
 }
 
 static void test_binary_and_oversized_input(void **state)
@@ -191,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_bad_files_name_the_problem),
+		cmocka_unit_test(test_same_key_in_two_groups_is_fine),
 		cmocka_unit_test(test_binary_and_oversized_input),
 		cmocka_unit_test(test_load_missing_and_real_file),
 		cmocka_unit_test(test_conf_path_is_beside_slurm_conf),

@@ -313,6 +313,16 @@ static void test_bad_files(void **state)
 	expect_bad(STATE_DATA_DIR "/count-mismatch.state", ORRERY_ECORRUPT, "3 jobs");
 	expect_bad(STATE_DATA_DIR "/no-such-file.state", ORRERY_ENOENT, "no-such-file");
 	expect_bad(STATE_DATA_DIR, ORRERY_EIO, "not a regular file");
+
+	/* A FIFO in place of the state file is refused, not waited on:
+	 * slurmctld would hang in open() (SIGALRM fails the test instead). */
+	char fifo[256];
+	snprintf(fifo, sizeof fifo, "%s/fifo", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);
+	expect_bad(fifo, ORRERY_EIO, "not a regular file");
+	alarm(0);
+	unlink(fifo);
 }
 
 static void test_huge_files(void **state)

@@ -854,6 +854,14 @@ static void test_file_good(void **state)
 	assert_int_equal(orrery_profile_period_us(p), 1000000);
 	orrery_profile_free(p);
 
+	/* a NUL byte is named as such, not as bad UTF-8
+	 * (tests/bad-input/profile-file/nul-byte) */
+	const char nul[] = "[profile]\nversion=1\nperiod=1s\0\n";
+	assert_int_equal(orrery_profile_load_data(nul, sizeof(nul) - 1, &p, &err),
+			 ORRERY_EINVAL);
+	assert_null(p);
+	assert_non_null(strstr(err.message, "contains a NUL byte at offset 29"));
+
 	/* not a regular file: a FIFO (must not block), a directory */
 	char fifo[256];
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);

@@ -268,6 +268,60 @@ static int parse_switch_group(GKeyFile *kf, const char *name,
 	return 0;
 }
 
+/* GKeyFile keeps the last of two equal keys and merges two equal groups
+ * without a word; in a capacity file that hides a typo or a bad merge of
+ * two versions, so both are errors, as in profile files. */
+static int check_duplicates(const char *data, size_t len, const char *name,
+			    char *err, size_t errlen)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash,
+							   g_str_equal,
+							   g_free, NULL);
+	g_autofree char *group = g_strdup("");
+	size_t lineno = 0;
+
+	for (size_t off = 0; off < len;) {
+		const char *nl = memchr(data + off, '\n', len - off);
+		size_t end = nl ? (size_t) (nl - data) : len;
+		g_autofree char *line = g_strndup(data + off, end - off);
+		char *t = g_strstrip(line);
+		char *key;
+
+		lineno++;
+		off = end + 1;
+		if (!*t || *t == '#')
+			continue;
+		if (*t == '[') {
+			char *close = strchr(t, ']');
+
+			if (!close)
+				continue;	/* GKeyFile reports it */
+			g_free(group);
+			group = g_strndup(t + 1, (gsize) (close - t - 1));
+			key = g_strconcat("[", group, NULL);
+			if (!g_hash_table_add(seen, key)) {
+				set_err(err, errlen,
+					"%s: line %zu: group [%s] appears twice",
+					name, lineno, group);
+				return -1;
+			}
+			continue;
+		}
+		if (!strchr(t, '='))
+			continue;		/* GKeyFile reports it */
+		*strchr(t, '=') = '\0';
+		g_strchomp(t);
+		key = g_strconcat(group, "]", t, NULL);
+		if (!g_hash_table_add(seen, key)) {
+			set_err(err, errlen,
+				"%s: line %zu: key '%s' appears twice in [%s]",
+				name, lineno, t, group);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int orrery_conf_parse(const char *data, size_t len, const char *name,
 		      orrery_conf_t *c, char *err, size_t errlen)
 {
@@ -288,6 +342,8 @@ int orrery_conf_parse(const char *data, size_t len, const char *name,
 			name);
 		return -1;
 	}
+	if (check_duplicates(data, len, name, err, errlen))
+		return -1;
 	if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE,
 				       &gerr)) {
 		set_err(err, errlen, "%s: %s", name, gerr->message);

@@ -1,0 +1,18 @@
+# tests/bad-input: one directory per bad input at each edge (sbatch option,
+# environment, profile file, plugstack.conf, relay file, orrery.conf, state
+# file, topology.conf), fed through the real parsing code; doc/bad-input.md.
+if HAVE_SLURM
+check_PROGRAMS += tests/bad-input/osp_harness tests/bad-input/conf_check
+TESTS += tests/bad-input/run.sh
+tests_bad_input_osp_harness_SOURCES = tests/bad-input/osp_harness.c \
+	plugins/spank/args.c plugins/spank/option.c plugins/spank/job_env.c \
+	plugins/spank/relay.c plugins/spank/orrery_spank.h
+tests_bad_input_osp_harness_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(SLURM_CPPFLAGS)
+tests_bad_input_osp_harness_LDADD = lib/liborrery.la
+tests_bad_input_conf_check_SOURCES = tests/bad-input/conf_check.c \
+	plugins/select/orrery/orrery_conf.c plugins/select/orrery/orrery_conf.h
+tests_bad_input_conf_check_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
+tests_bad_input_conf_check_LDADD = lib/liborrery.la $(GLIB_LIBS)
+endif
+EXTRA_DIST += tests/bad-input doc/bad-input.md doc/security-review.md

@@ -1,0 +1,6 @@
+[profile]
+version=1
+period=250ms
+
+[capture]
+iterations=many

@@ -1,0 +1,4 @@
+[profile]
+version=1
+period=250ms
+period=500ms

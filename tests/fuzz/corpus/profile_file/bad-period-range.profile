@@ -1,0 +1,3 @@
+[profile]
+version=1
+period=7200s

@@ -1,0 +1,2 @@
+this is not a key file
+period=250ms

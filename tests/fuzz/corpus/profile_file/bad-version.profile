@@ -1,0 +1,3 @@
+[profile]
+version=2
+period=250ms
