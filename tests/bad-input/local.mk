@@ -6,7 +6,7 @@ check_PROGRAMS += tests/bad-input/osp_harness tests/bad-input/conf_check
 TESTS += tests/bad-input/run.sh
 tests_bad_input_osp_harness_SOURCES = tests/bad-input/osp_harness.c \
 	plugins/spank/args.c plugins/spank/option.c plugins/spank/job_env.c \
-	plugins/spank/relay.c plugins/spank/orrery_spank.h
+	plugins/spank/relay.c plugins/spank/gate.c plugins/spank/orrery_spank.h
 tests_bad_input_osp_harness_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(SLURM_CPPFLAGS)
 tests_bad_input_osp_harness_LDADD = lib/liborrery.la
 tests_bad_input_conf_check_SOURCES = tests/bad-input/conf_check.c \

@@ -42,19 +42,9 @@ PUBLISHER=$BUILD/contrib/inventory/orrery-counters-publish
 SACCT_TOOL=$BUILD/contrib/sacct/orrery-sacct
 INVENTORY=$BUILD/contrib/inventory/orrery-inventory
 SELECT_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
-PASS=0
-FAIL=0
 T0=$(date +%s)
 
-summary() { echo "$PASS passed, $FAIL failed"; }
-ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
-not_ok() {
-	FAIL=$((FAIL + 1))
-	echo "not ok - $1"
-	shift
-	local l
-	for l in "$@"; do echo "#   $l"; done
-}
+. "$HERE/../lib/tap.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "cluster.sh: must run as root (it starts slurmd, slurmctld, slurmdbd)" >&2

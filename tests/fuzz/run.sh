@@ -79,7 +79,8 @@ plugin_srcs="$top/plugins/select/orrery/orrery_conf.c
 $top/plugins/select/orrery/admin_record.c
 $top/plugins/spank/args.c
 $top/plugins/spank/option.c
-$top/plugins/spank/relay.c"
+$top/plugins/spank/relay.c
+$top/plugins/spank/gate.c"
 todo=()
 for src in $lib_srcs $plugin_srcs "${targets[@]/#/$here/}"; do
 	[ -f "$src" ] || src=$src.c
@@ -100,7 +101,7 @@ for src in $lib_srcs; do rel=${src#$top/}; lib_objs+=("$build/obj/${rel//\//_}.o
 obj_of() { local rel=${1#$top/}; echo "$build/obj/${rel//\//_}.o"; }
 conf_o=$(obj_of "$top/plugins/select/orrery/orrery_conf.c")
 admin_o=$(obj_of "$top/plugins/select/orrery/admin_record.c")
-spank_o="$(obj_of "$top/plugins/spank/args.c") $(obj_of "$top/plugins/spank/option.c") $(obj_of "$top/plugins/spank/relay.c")"
+spank_o="$(obj_of "$top/plugins/spank/args.c") $(obj_of "$top/plugins/spank/option.c") $(obj_of "$top/plugins/spank/relay.c") $(obj_of "$top/plugins/spank/gate.c")"
 for t in "${targets[@]}"; do
 	case $t in
 	orrery_conf) extra=$conf_o ;;

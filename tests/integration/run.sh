@@ -39,21 +39,9 @@ done
 
 CLUSTER=$TOP/contrib/cluster/orrery-cluster
 PLUGIN=$(cd "$BUILD" 2>/dev/null && pwd)/plugins/spank/.libs/spank_orrery.so
-PASS=0
-FAIL=0
 T0=$(date +%s)
 
-summary() {
-	echo "$PASS passed, $FAIL failed"
-}
-ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
-not_ok() {
-	FAIL=$((FAIL + 1))
-	echo "not ok - $1"
-	shift
-	local l
-	for l in "$@"; do echo "#   $l"; done
-}
+. "$HERE/../lib/tap.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "run.sh: must run as root (it starts slurmd, slurmctld, slurmdbd)" >&2

@@ -47,19 +47,9 @@ GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
 RTLIB=$BUILD/contrib/runtime/.libs
 LOOP=$BUILD/tests/runtime/nccl_train_loop
 PROFILE='period=100ms;up=5ms+10ms@10Gbps'
-PASS=0
-FAIL=0
 T0=$(date +%s)
 
-summary() { echo "$PASS passed, $FAIL failed"; }
-ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
-not_ok() {
-	FAIL=$((FAIL + 1))
-	echo "not ok - $1"
-	shift
-	local l
-	for l in "$@"; do echo "#   $l"; done
-}
+. "$HERE/../lib/tap.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "cluster.sh: must run as root (it starts slurmd, slurmctld, slurmdbd)" >&2

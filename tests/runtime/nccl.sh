@@ -26,16 +26,7 @@ TOL=${ORRERY_TEST_TOL_US:-10000}
 PERIOD=100000
 SHIFT=20000
 OFFSET=5000
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
-not_ok() {
-	FAIL=$((FAIL + 1))
-	echo "not ok - $1"
-	shift
-	local l
-	for l in "$@"; do echo "#   $l"; done
-}
+. "$HERE/../lib/tap.sh"
 
 for f in "$LOOP" "$GATE"; do
 	[ -x "$f" ] || [ -f "$f" ] || { echo "nccl.sh: $f not built" >&2; exit 1; }
@@ -163,5 +154,5 @@ problems=$(awk '
 	not_ok "record mode writes a parsable timeline" "${tl:-no file}" $problems
 check record 6
 
-echo "$PASS passed, $FAIL failed"
+summary
 [ $FAIL -eq 0 ]
