@@ -4,8 +4,16 @@
 # check the library lookup, then run the 2-process gloo DDP job of
 # test_torch_ddp.py against the built liborrery-runtime.
 # Debian's torch serves Debian's interpreter: /usr/bin/python3, not the
-# first python3 on PATH.  Skipped (77) only when python3-torch is missing.
+# first python3 on PATH.  Skipped (77) only when python3-torch is missing,
+# and in the sanitizer build (tests/sanitize/run.sh sets ORRERY_SANITIZE=1):
+# an uninstrumented interpreter cannot load an ASan-instrumented library
+# (ASan must be the first library of the process); the same C runtime code
+# runs under ASan in tests/runtime/test_runtime and nccl.sh.
 set -u
+if [ -n "${ORRERY_SANITIZE:-}" ]; then
+	echo "skip: sanitizer build: /usr/bin/python3 is not instrumented"
+	exit 77
+fi
 srcdir=${srcdir:-.}
 PY=/usr/bin/python3
 RT=$PWD/contrib/runtime/.libs/liborrery-runtime.so.0

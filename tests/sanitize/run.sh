@@ -26,7 +26,14 @@ done
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
 # halt_on_error: the first report ends the test with a failure;
 # detect_leaks: leaks fail too (LeakSanitizer runs at exit).
-export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
+# verify_asan_link_order=0: tests/runtime/nccl.sh and the capture test
+# LD_PRELOAD the (instrumented) NCCL interposer into an instrumented
+# program, which puts it before libasan in the library list; the program
+# itself links ASan, so its interceptors are in place.
+export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:verify_asan_link_order=0
+# Tests that would load instrumented code into an uninstrumented process
+# (the Python package under /usr/bin/python3) skip themselves.
+export ORRERY_SANITIZE=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS=suppressions=$here/lsan.supp:print_suppressions=0
 
