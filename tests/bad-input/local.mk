@@ -15,4 +15,13 @@ tests_bad_input_conf_check_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
 tests_bad_input_conf_check_LDADD = lib/liborrery.la $(GLIB_LIBS)
 endif
-EXTRA_DIST += tests/bad-input doc/bad-input.md doc/security-review.md
+# The case directories by name, not tests/bad-input itself: that is also
+# the harnesses' object directory in a VPATH build, and `make dist' would
+# copy the build tree's objects into the tarball.
+EXTRA_DIST += tests/bad-input/run.sh tests/bad-input/table.sh \
+	tests/bad-input/osp_harness.c tests/bad-input/conf_check.c \
+	tests/bad-input/comm-profile-env tests/bad-input/comm-profile-option \
+	tests/bad-input/orrery.conf tests/bad-input/plugstack \
+	tests/bad-input/profile-file tests/bad-input/relay \
+	tests/bad-input/state-file tests/bad-input/topology \
+	doc/bad-input.md doc/security-review.md

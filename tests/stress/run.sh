@@ -436,7 +436,14 @@ if want restart; then
 	restart_ctld kill9 nowait
 	check "kill -9: all $NR jobs still running, AdminComment shifts unchanged" admin_shifts_kept
 	cp "$STATE" "$BASE/state/orrery_state.before-k"
-	k=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 600')
+	# K on the nodes of a restored job with shift 0, so that it shares
+	# that job's uplinks and shift 0 (K's shift alone) collides with it:
+	# left free to choose, orrery puts K on idle nodes when there are
+	# enough, where it may share no loaded uplink at all.
+	pin=${ids[0]}
+	for j in "${ids[@]}"; do [ "${shift0[$j]}" = 0 ] && { pin=$j; break; }; done
+	k=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null \
+		-w "$(field "$pin" NodeList)" --wrap 'sleep 600')
 	wait_for 30 is_running "$k"
 	check "kill -9: a new job K=$k starts" is_running "$k"
 	check "kill -9: one restore line: $NR jobs from orrery_state" \
