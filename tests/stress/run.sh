@@ -436,35 +436,45 @@ if want restart; then
 	restart_ctld kill9 nowait
 	check "kill -9: all $NR jobs still running, AdminComment shifts unchanged" admin_shifts_kept
 	cp "$STATE" "$BASE/state/orrery_state.before-k"
-	# K on the nodes of a restored job with shift 0, so that it shares
-	# that job's uplinks and shift 0 (K's shift alone) collides with it:
-	# left free to choose, orrery puts K on idle nodes when there are
-	# enough, where it may share no loaded uplink at all.
-	pin=${ids[0]}
-	for j in "${ids[@]}"; do [ "${shift0[$j]}" = 0 ] && { pin=$j; break; }; done
+	# What orrery-query computes for a node set against the restored jobs
+	# (orrery_state as restored) and against none.
+	QUERY=$(command -v orrery-query || true)
+	[ -x "$PLUGINDIR/../../bin/orrery-query" ] && QUERY=$PLUGINDIR/../../bin/orrery-query
+	q_shift() {	# q_shift NODELIST [--state FILE]: shift (us) there
+		local nl=$1; shift
+		"$QUERY" place --topology "$BASE/etc/topology.conf" --node-link 100Gbps \
+			--uplink 0=100Gbps "$@" --nodes 4 --profile "$PROFILE" \
+			--free "$nl" --show 1 2>/dev/null |
+			awk '$1 == "1" { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^m?s$/ && $i ~ /^[0-9.]+$/) {
+				printf "%d\n", ($(i+1) == "ms" ? $i * 1000 : $i * 1e6) + 0.5; exit } }'
+	}
+	# K goes on the nodes of a restored job where the restored jobs force
+	# a non-zero shift (alone K's shift is 0), so the check below can tell
+	# a restored state from an empty one.  Left free to choose, orrery
+	# puts K on idle nodes when there are enough, where it may share no
+	# loaded uplink at all.
+	pin_nodes=
+	if [ -n "$QUERY" ]; then
+		for j in "${ids[@]}"; do
+			nl=$(field "$j" NodeList)
+			qj=$(q_shift "$nl" --state "$BASE/state/orrery_state.before-k")
+			[ -n "$qj" ] && [ "$qj" != 0 ] && { pin_nodes=$nl; break; }
+		done
+	fi
 	k=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null \
-		-w "$(field "$pin" NodeList)" --wrap 'sleep 600')
+		${pin_nodes:+-w "$pin_nodes"} --wrap 'sleep 600')
 	wait_for 30 is_running "$k"
-	check "kill -9: a new job K=$k starts" is_running "$k"
+	check "kill -9: a new job K=$k starts${pin_nodes:+ on $pin_nodes}" is_running "$k"
 	check "kill -9: one restore line: $NR jobs from orrery_state" \
 		test "$(newlog | grep -c "select/orrery: restored $NR jobs from $STATE ")" = 1
 	restored_plus_k() { same_shifts "$STATE" && [ "$(state_shifts | wc -l)" = $((NR + 1)) ]; }
 	check "kill -9: orrery_state keeps the $NR shifts and adds K" restored_plus_k
-	# What orrery-query computes for K's nodes against the restored jobs
-	# and against none: K's shift must be the first.
-	QUERY=$(command -v orrery-query || true)
-	[ -x "$PLUGINDIR/../../bin/orrery-query" ] && QUERY=$PLUGINDIR/../../bin/orrery-query
+	# K's shift must be what orrery-query computes against the restored
+	# jobs, and differ from its shift alone.
 	sk=$(orr "$k" shift_us)
 	if [ -n "$QUERY" ]; then
-		q_shift() {	# q_shift [--state FILE]: shift (us) of K's nodes
-			"$QUERY" place --topology "$BASE/etc/topology.conf" --node-link 100Gbps \
-				--uplink 0=100Gbps "$@" --nodes 4 --profile "$PROFILE" \
-				--free "$(field "$k" NodeList)" --show 1 2>/dev/null |
-				awk '$1 == "1" { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^m?s$/ && $i ~ /^[0-9.]+$/) {
-					printf "%d\n", ($(i+1) == "ms" ? $i * 1000 : $i * 1e6) + 0.5; exit } }'
-		}
-		qs=$(q_shift --state "$BASE/state/orrery_state.before-k")
-		q0=$(q_shift)
+		qs=$(q_shift "$(field "$k" NodeList)" --state "$BASE/state/orrery_state.before-k")
+		q0=$(q_shift "$(field "$k" NodeList)")
 		check "kill -9: K is shifted against the restored jobs (K=$sk us; orrery-query: $qs us with them, $q0 us alone)" \
 			test -n "$sk" -a "$sk" = "$qs" -a "$qs" != "$q0"
 	else
