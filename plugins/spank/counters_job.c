@@ -29,30 +29,7 @@
 int osp_expand_node(const char *pattern, const char *node, char *out,
 		    size_t len)
 {
-	size_t o = 0;
-
-	for (const char *p = pattern; *p; p++) {
-		const char *add;
-		char one[2] = { *p, 0 };
-
-		if (p[0] == '%' && p[1] == 'n') {
-			if (!orc_valid_node(node))
-				return -1;
-			add = node;
-			p++;
-		} else if (p[0] == '%' && p[1] == '%') {
-			add = "%";
-			p++;
-		} else {
-			add = one;
-		}
-		if (o + strlen(add) + 1 > len)
-			return -1;
-		memcpy(out + o, add, strlen(add));
-		o += strlen(add);
-	}
-	out[o] = '\0';
-	return 0;
+	return osp_expand_pattern(pattern, node, orc_valid_node, out, len);
 }
 
 static int snapshot_path(const char *node, uint32_t id, char *dir, char *path)

@@ -58,17 +58,17 @@ int osp_valid_score(const char *s)
 	return *end == '\0' && v >= 0.0 && v <= 1e6;
 }
 
-int osp_relay_dir(const char *node, char *out, size_t len)
+int osp_expand_pattern(const char *pattern, const char *node,
+		       int (*node_ok)(const char *), char *out, size_t len)
 {
-	const char *p = osp_conf.runtime_dir;
 	size_t o = 0;
 
-	for (; *p; p++) {
-		const char *add = NULL;
+	for (const char *p = pattern; *p; p++) {
+		const char *add;
 		char one[2] = { *p, 0 };
 
 		if (p[0] == '%' && p[1] == 'n') {
-			if (!node || !node[0] || strchr(node, '/') || node[0] == '.')
+			if (!node_ok(node))
 				return -1;
 			add = node;
 			p++;
@@ -85,6 +85,18 @@ int osp_relay_dir(const char *node, char *out, size_t len)
 	}
 	out[o] = '\0';
 	return 0;
+}
+
+/* A node name that cannot leave runtime_dir. */
+static int relay_node_ok(const char *node)
+{
+	return node && node[0] && !strchr(node, '/') && node[0] != '.';
+}
+
+int osp_relay_dir(const char *node, char *out, size_t len)
+{
+	return osp_expand_pattern(osp_conf.runtime_dir, node, relay_node_ok,
+				  out, len);
 }
 
 int osp_relay_path(const char *node, uint32_t job_id, char *out, size_t len)
