@@ -18,60 +18,23 @@ set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+PROG=cluster.sh
 BUILD=${ORRERY_BUILD_DIR:-$TOP/build}
 STATE=/var/tmp/orrery-dc-counters
 PORT_BASE=19400
-KEEP=0
 NODES=4
 
-while [ $# -gt 0 ]; do
-	case $1 in
-	--build-dir) BUILD=$2; shift ;;
-	--state-dir) STATE=$2; shift ;;
-	--port-base) PORT_BASE=$2; shift ;;
-	--keep) KEEP=1 ;;
-	*) echo "cluster.sh: unknown option '$1'" >&2; exit 2 ;;
-	esac
-	shift
-done
-
-CLUSTER=$TOP/contrib/cluster/orrery-cluster
-BUILD=$(cd "$BUILD" 2>/dev/null && pwd)
+. "$HERE/../lib/tap.sh"
+. "$HERE/../lib/cluster-suite.sh"
+cs_parse_args "$@"
 PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
 PUBLISHER=$BUILD/contrib/inventory/orrery-counters-publish
 SACCT_TOOL=$BUILD/contrib/sacct/orrery-sacct
 INVENTORY=$BUILD/contrib/inventory/orrery-inventory
 SELECT_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
-T0=$(date +%s)
-
-. "$HERE/../lib/tap.sh"
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "cluster.sh: must run as root (it starts slurmd, slurmctld, slurmdbd)" >&2
-	summary; exit 1
-fi
-for f in "$PLUGIN" "$PUBLISHER" "$SACCT_TOOL"; do
-	if [ ! -x "$f" ] && [ ! -f "$f" ]; then
-		echo "cluster.sh: no $f (build first, or --build-dir DIR)" >&2
-		summary; exit 1
-	fi
-done
-
-cleanup() {
-	local rc=$?
-	if [ "$KEEP" -eq 1 ]; then
-		echo "# --keep: cluster left running; $CLUSTER down --state-dir $STATE"
-	else
-		"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1 ||
-			echo "# warning: $CLUSTER down --state-dir $STATE failed"
-		rm -rf "$STATE.sysfs" "$STATE.orrery.conf"
-	fi
-	echo "# $(( $(date +%s) - T0 )) s"
-	summary
-	exit $(( FAIL > 0 || rc != 0 ? 1 : 0 ))
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+cs_require "$PLUGIN" "$PUBLISHER" "$SACCT_TOOL"
+cs_extra_cleanup() { rm -rf "$STATE.sysfs" "$STATE.orrery.conf"; }
+cs_trap
 
 # One fake sysfs tree per emulated node, with the recorded job-start
 # counters; the job copies the job-end values over them.  Root-only, like
@@ -111,33 +74,9 @@ else
 	CLUSTER_SELECT=(--select cons_tres)
 fi
 
-echo "# bringing up $NODES nodes in $STATE (ports $PORT_BASE..), select $SELECT"
-if ! "$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" \
-	--leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" "${CLUSTER_SELECT[@]}" \
-	--spank-args "$SPANK_ARGS" --timeout 90 >"$STATE.up.log" 2>&1; then
-	not_ok "cluster up" "$(tail -n 30 "$STATE.up.log")"
-	exit 1
-fi
-ok "cluster up ($NODES nodes idle)"
-export SLURM_CONF=$STATE/etc/slurm.conf
-OUT=$STATE/dc
-rm -rf "$OUT"
-mkdir -p "$OUT"
-cd "$OUT" || exit 1
+cs_up dc "select $SELECT" --leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
+	"${CLUSTER_SELECT[@]}" --spank-args "$SPANK_ARGS"
 
-wait_job() {
-	local id=$1 limit=${2:-60} deadline st
-	deadline=$(( $(date +%s) + limit ))
-	while :; do
-		st=$(timeout 5 scontrol -o show job "$id" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
-		case $st in
-		''|PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED) ;;
-		*) echo "$st"; return 0 ;;
-		esac
-		[ "$(date +%s)" -lt "$deadline" ] || { echo "TIMEOUT($st)"; return 1; }
-		sleep 0.5
-	done
-}
 
 # orrery-sacct's parsable row of a job once CtrNodes reaches WANT (the
 # publishers write seconds after the job ends).
@@ -172,7 +111,7 @@ if [ -z "$J1" ] || [ -z "$J2" ]; then
 	not_ok "jobs submitted" "$(cat "$OUT/j1.err" "$OUT/j2.err")"
 	exit 1
 fi
-s1=$(wait_job "$J1" 90); s2=$(wait_job "$J2" 90)
+s1=$(cs_wait_job "$J1" 90); s2=$(cs_wait_job "$J2" 90)
 if [ "$s1" = COMPLETED ] && [ "$s2" = COMPLETED ]; then
 	ok "both jobs completed"
 else
@@ -223,7 +162,7 @@ J3=$(timeout 20 sbatch --parsable -J dc-aff -N1 -w node02 --gres=gpu:3 -o "$OUT/
 	--wrap "srun --gres=gpu:3 bash -c '$SHOW'" 2>"$OUT/j3.err")
 J4=$(NCCL_IB_HCA=mlx5_7 timeout 20 sbatch --parsable -J dc-aff-user -N1 -w node02 --gres=gpu:1 \
 	-o "$OUT/j4.out" --wrap "srun --gres=gpu:1 bash -c '$SHOW'" 2>"$OUT/j4.err")
-s3=$(wait_job "$J3" 60); s4=$(wait_job "$J4" 60)
+s3=$(cs_wait_job "$J3" 60); s4=$(cs_wait_job "$J4" 60)
 line=$(grep '^GPUS=' "$OUT/j3.out" 2>/dev/null | head -n 1)
 gpus=$(sed -n 's/^GPUS=\([0-9,]*\) .*/\1/p' <<<"$line")
 want_list=$(tr ',' '\n' <<<"$gpus" | sed 's/^/mlx5_/; s/$/:1/' | paste -sd, -)

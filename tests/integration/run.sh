@@ -18,60 +18,26 @@ set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+PROG=run.sh
 BUILD=${ORRERY_BUILD_DIR:-$TOP/build}
 STATE=/var/tmp/orrery-it
 PORT_BASE=17400
-KEEP=0
 NODES=8
 SELECT=cons_tres
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--build-dir) BUILD=$2; shift ;;
-	--state-dir) STATE=$2; shift ;;
-	--port-base) PORT_BASE=$2; shift ;;
-	--select) SELECT=$2; shift ;;
-	--keep) KEEP=1 ;;
-	*) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
-	esac
-	shift
-done
-
-CLUSTER=$TOP/contrib/cluster/orrery-cluster
-PLUGIN=$(cd "$BUILD" 2>/dev/null && pwd)/plugins/spank/.libs/spank_orrery.so
-T0=$(date +%s)
+CS_OPTIONS=--select
 
 . "$HERE/../lib/tap.sh"
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "run.sh: must run as root (it starts slurmd, slurmctld, slurmdbd)" >&2
-	summary; exit 1
-fi
-if [ ! -f "$PLUGIN" ]; then
-	echo "run.sh: no SPANK plugin at $PLUGIN (build first, or --build-dir DIR)" >&2
-	summary; exit 1
-fi
-
-cleanup() {
-	local rc=$?
-	if [ "$KEEP" -eq 1 ]; then
-		echo "# --keep: cluster left running; $CLUSTER down --state-dir $STATE"
-	else
-		"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1 ||
-			echo "# warning: $CLUSTER down --state-dir $STATE failed"
-	fi
-	echo "# $(( $(date +%s) - T0 )) s"
-	summary
-	exit $(( FAIL > 0 || rc != 0 ? 1 : 0 ))
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$HERE/../lib/cluster-suite.sh"
+cs_parse_args "$@"
+PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
+cs_require "$PLUGIN"
+cs_trap
 
 SPANK_ARGS="verbose=1"
 case $SELECT in
 cons_tres) SPANK_ARGS="test_controller=1 $SPANK_ARGS" ;;
 orrery)
-	export ORRERY_SELECT_PLUGIN_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$(cd "$BUILD" && pwd)/plugins/select/orrery/.libs}
+	export ORRERY_SELECT_PLUGIN_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
 	if [ ! -f "$ORRERY_SELECT_PLUGIN_DIR/select_orrery_cons_tres.so" ]; then
 		echo "run.sh: --select orrery: no select_orrery_cons_tres.so in $ORRERY_SELECT_PLUGIN_DIR" >&2
 		summary; exit 1
@@ -79,42 +45,13 @@ orrery)
 *) echo "run.sh: --select: cons_tres or orrery" >&2; exit 2 ;;
 esac
 
-echo "# bringing up $NODES nodes in $STATE (ports $PORT_BASE..), select $SELECT"
-"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
-if ! "$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" \
-	--leaf-size 4 --gpus-per-node 8 --spank-plugin "$PLUGIN" --select "$SELECT" \
-	--spank-args "$SPANK_ARGS" --timeout 90 >"$STATE.up.log" 2>&1; then
-	not_ok "cluster up" "$(tail -n 30 "$STATE.up.log")"
-	exit 1
-fi
-ok "cluster up ($NODES nodes idle)"
-export SLURM_CONF=$STATE/etc/slurm.conf
-OUT=$STATE/it
-rm -rf "$OUT"
-mkdir -p "$OUT"
-chmod 1777 "$OUT"
-cd "$OUT" || exit 1
+cs_up it "select $SELECT" --leaf-size 4 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
+	--select "$SELECT" --spank-args "$SPANK_ARGS"
 unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US ORRERY_JOB_SCORE
 
 PATTERN='period=250ms;up=0ms+80ms@45Gbps;up=150ms+20ms@10Gbps/a2a'
 
 # ------------------------------------------------------------------ helpers
-# Wait (deadline) until the controller has the job in a final state;
-# print that state.
-wait_job() {
-	local id=$1 limit=${2:-60} deadline st
-	deadline=$(( $(date +%s) + limit ))
-	while :; do
-		st=$(timeout 5 scontrol -o show job "$id" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
-		case $st in
-		''|PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED) ;;
-		*) echo "$st"; return 0 ;;
-		esac
-		[ "$(date +%s)" -lt "$deadline" ] || { echo "TIMEOUT($st)"; return 1; }
-		sleep 0.5
-	done
-}
-
 # Lines "node VAR=value" written by job steps: the value of VAR on node.
 val() { awk -v n="$2" -v v="$3" '$1 == n { split($2, kv, "="); if (kv[1] == v) { sub(/^[^=]*=/, "", $2); print $2 } }' "$1" | head -n 1; }
 
@@ -248,7 +185,7 @@ EOF
 t_4node() {
 	local state problems nodes batch_node
 	[ -n "$J4" ] || { not_ok "4-node batch job submitted" "$(cat "$OUT/j4.err")"; return; }
-	state=$(wait_job "$J4" 90)
+	state=$(cs_wait_job "$J4" 90)
 	[ "$state" = COMPLETED ] || { not_ok "4-node batch job completes" "state=$state" "$(cat "$OUT/j4.batch" 2>/dev/null)"; return; }
 	nodes=$(awk '{ print $1 }' "$OUT/j4.step0" | sort -u | tr '\n' ' ')
 	if [ "$(echo $nodes | wc -w)" -ne 4 ]; then
@@ -332,7 +269,7 @@ submit_precedence() {
 t_precedence() {
 	local state prof
 	[ -n "$JP" ] || { not_ok "precedence job submitted" "$(cat "$OUT/jp.err")"; return; }
-	state=$(wait_job "$JP" 60)
+	state=$(cs_wait_job "$JP" 60)
 	prof=$(awk '{ sub(/^[^ ]* /, "") } /^ORRERY_PROFILE=/ { sub(/^ORRERY_PROFILE=/, ""); print; exit }' "$OUT/jp.batch")
 	if [ "$state" = COMPLETED ] && [[ $prof == period=100ms\;* ]]; then
 		ok "--comm-profile wins over ORRERY_COMM_PROFILE"
@@ -350,7 +287,7 @@ submit_env() {
 t_env() {
 	local state problems nodes
 	[ -n "$JE" ] || { not_ok "ORRERY_COMM_PROFILE job submitted" "$(cat "$OUT/je.err")"; return; }
-	state=$(wait_job "$JE" 60)
+	state=$(cs_wait_job "$JE" 60)
 	nodes=$(awk '{ print $1 }' "$OUT/je.batch" | sort -u | tr '\n' ' ')
 	problems=$(check_nodes "$OUT/je.batch" "$nodes" "")
 	[ "$(echo $nodes | wc -w)" -eq 2 ] || problems="$problems nodes=$nodes"

@@ -23,73 +23,25 @@ set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+PROG=cluster.sh
 BUILD=${ORRERY_BUILD_DIR:-$TOP/build}
 STATE=/var/tmp/orrery-rt-cluster
 PORT_BASE=19000
-KEEP=0
 NODES=2
 
-while [ $# -gt 0 ]; do
-	case $1 in
-	--build-dir) BUILD=$2; shift ;;
-	--state-dir) STATE=$2; shift ;;
-	--port-base) PORT_BASE=$2; shift ;;
-	--keep) KEEP=1 ;;
-	*) echo "cluster.sh: unknown option '$1'" >&2; exit 2 ;;
-	esac
-	shift
-done
-
-BUILD=$(cd "$BUILD" 2>/dev/null && pwd)
-CLUSTER=$TOP/contrib/cluster/orrery-cluster
+. "$HERE/../lib/tap.sh"
+. "$HERE/../lib/cluster-suite.sh"
+cs_parse_args "$@"
 PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
 GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
 RTLIB=$BUILD/contrib/runtime/.libs
 LOOP=$BUILD/tests/runtime/nccl_train_loop
 PROFILE='period=100ms;up=5ms+10ms@10Gbps'
-T0=$(date +%s)
+cs_require "$PLUGIN" "$GATE" "$LOOP"
+cs_trap
 
-. "$HERE/../lib/tap.sh"
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "cluster.sh: must run as root (it starts slurmd, slurmctld, slurmdbd)" >&2
-	summary; exit 1
-fi
-for f in "$PLUGIN" "$GATE" "$LOOP"; do
-	[ -f "$f" ] || { echo "cluster.sh: $f not built (make && make check, or --build-dir DIR)" >&2; summary; exit 1; }
-done
-
-cleanup() {
-	local rc=$?
-	if [ "$KEEP" -eq 1 ]; then
-		echo "# --keep: cluster left running; $CLUSTER down --state-dir $STATE"
-	else
-		"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1 ||
-			echo "# warning: $CLUSTER down --state-dir $STATE failed"
-	fi
-	echo "# $(( $(date +%s) - T0 )) s"
-	summary
-	exit $(( FAIL > 0 || rc != 0 ? 1 : 0 ))
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-echo "# bringing up $NODES nodes in $STATE (ports $PORT_BASE..), stand-in controller"
-"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
-if ! "$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" \
-	--leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" --select cons_tres \
-	--spank-args "test_controller=1 verbose=1 gate_library=$GATE" \
-	--timeout 90 >"$STATE.up.log" 2>&1; then
-	not_ok "cluster up" "$(tail -n 30 "$STATE.up.log")"
-	exit 1
-fi
-ok "cluster up ($NODES nodes)"
-export SLURM_CONF=$STATE/etc/slurm.conf
-OUT=$STATE/rt
-rm -rf "$OUT"
-mkdir -p "$OUT"
-chmod 1777 "$OUT"
-cd "$OUT" || exit 1
+cs_up rt "stand-in controller" --leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
+	--select cons_tres --spank-args "test_controller=1 verbose=1 gate_library=$GATE"
 unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
 	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_GATE ORRERY_RECORD \
 	ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE LD_PRELOAD

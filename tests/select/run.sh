@@ -18,96 +18,27 @@ PLUGINDIR=${1:-/var/tmp/orrery-select/plugins}
 BASE=${ORRERY_SELECT_TEST_BASE:-/var/tmp/orrery-select/cluster}
 PORT=${ORRERY_SELECT_TEST_PORT:-18000}
 NNODES=8
-SYSPLUGINS=$(dirname "$(ls /usr/lib/*/slurm-wlm/select_cons_tres.so 2>/dev/null | head -n1)")
-HOST=$(hostname -s)
+. "$(dirname "$0")/../lib/slurm-private.sh"
 
 pass=0 failed=0
 ok() { echo "ok   - $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL - $*"; failed=$((failed + 1)); }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-t() { timeout 10 "$@"; }
 
-[ "$(id -u)" -eq 0 ] || { echo "run.sh: needs root"; echo "0 passed, 1 failed"; exit 1; }
-[ -f "$PLUGINDIR/select_orrery_cons_tres.so" ] ||
-	{ echo "run.sh: no $PLUGINDIR/select_orrery_cons_tres.so (make install?)"; echo "0 passed, 1 failed"; exit 1; }
-[ -n "$SYSPLUGINS" ] || { echo "run.sh: Slurm's select_cons_tres.so not found"; echo "0 passed, 1 failed"; exit 1; }
-
-PIDS=()
-cleanup() {
-	# Only the processes this script started, by PID: TERM, then KILL.
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for _ in $(seq 50); do
-		local alive=0
-		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-		[ $alive = 0 ] && break
-		sleep 0.1
-	done
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-}
-trap cleanup EXIT
-
-rm -rf "$BASE"
-mkdir -p "$BASE"/{etc,state,log,spool,run}
-chmod 755 "$BASE"
-export SLURM_CONF=$BASE/etc/slurm.conf
-
-# ------------------------------------------------------------------ munge
-mungekey --create --keyfile="$BASE/etc/munge.key" >/dev/null 2>&1 ||
-	dd if=/dev/urandom of="$BASE/etc/munge.key" bs=1024 count=1 2>/dev/null
-chown munge: "$BASE/etc/munge.key" "$BASE/run"; chmod 400 "$BASE/etc/munge.key"
-chmod 700 "$BASE/run"; chown munge: "$BASE/log"
-runuser -u munge -- munged --socket="$BASE/run/munge.sock" \
-	--key-file="$BASE/etc/munge.key" --log-file="$BASE/log/munged.log" \
-	--pid-file="$BASE/run/munged.pid" --seed-file="$BASE/run/munge.seed" \
-	--foreground >"$BASE/log/munged.out" 2>&1 &
-PIDS+=($!)
-chmod 755 "$BASE/run"
-for _ in $(seq 50); do [ -S "$BASE/run/munge.sock" ] && break; sleep 0.1; done
-chown root: "$BASE/log"
+why=$(sp_preflight 2>&1) || { echo "run.sh: $why"; echo "0 passed, 1 failed"; exit 1; }
+sp_fresh_base
+sp_start_munge
 
 # ------------------------------------------------------------------ config
-cat >"$BASE/etc/slurm.conf" <<EOF
-ClusterName=orrsel
-SlurmctldHost=$HOST(127.0.0.1)
-SlurmctldPort=$PORT
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$BASE/run/munge.sock
-CredType=cred/munge
-PluginDir=$PLUGINDIR:$SYSPLUGINS
-StateSaveLocation=$BASE/state
-SlurmdSpoolDir=$BASE/spool/%n
-SlurmctldPidFile=$BASE/run/slurmctld.pid
-SlurmdPidFile=$BASE/run/slurmd-%n.pid
-SlurmctldLogFile=$BASE/log/slurmctld.log
-SlurmdLogFile=$BASE/log/slurmd-%n.log
-SlurmctldDebug=info
+sp_write_slurm_conf orrsel select/orrery_cons_tres o $NNODES 2 1000 Gres=gpu:8 <<EOF
 SlurmdDebug=info
-ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-SlurmdParameters=config_overrides
-ReturnToService=2
-MpiDefault=none
-SwitchType=switch/none
-SchedulerType=sched/backfill
-SelectType=select/orrery_cons_tres
-SelectTypeParameters=CR_Core
-TopologyPlugin=topology/tree
-AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
-JobAcctGatherType=jobacct_gather/none
-InactiveLimit=0
-KillWait=2
 MinJobAge=300
 Prolog=$BASE/etc/prolog.sh
 Epilog=$BASE/etc/epilog.sh
 PrologFlags=Alloc
 GresTypes=gpu
 PlugStackConfig=$BASE/etc/plugstack.conf
-NodeName=o[1-$NNODES] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((PORT + 1))-$((PORT + NNODES)) CPUs=2 RealMemory=1000 Gres=gpu:8 State=UNKNOWN
-PartitionName=main Nodes=o[1-$NNODES] Default=YES MaxTime=10 State=UP
 EOF
 # Count-only GPUs: Slurm 22.05 drops a gpu GRES without File=, and File=
 # must be a device; links to /dev/null stand in (as orrery-cluster does).
@@ -116,18 +47,9 @@ for g in $(seq 0 7); do ln -sfn /dev/null "$BASE/dev/gpu$g"; done
 printf 'AutoDetect=off\nNodeName=o[1-%s] Name=gpu File=%s/dev/gpu[0-7]\n' \
 	$NNODES "$BASE" >"$BASE/etc/gres.conf"
 # orrery's SPANK plugin (--comm-profile), when it was installed beside us.
+sp_write_plugstack
 SPANK=$PLUGINDIR/spank_orrery.so
-if [ -f "$SPANK" ]; then
-	echo "required $SPANK runtime_dir=$BASE/spool/%n/orrery" >"$BASE/etc/plugstack.conf"
-else
-	: >"$BASE/etc/plugstack.conf"
-fi
-half=$((NNODES / 2))
-cat >"$BASE/etc/topology.conf" <<EOF
-SwitchName=leaf0 Nodes=o[1-$half]
-SwitchName=leaf1 Nodes=o[$((half + 1))-$NNODES]
-SwitchName=spine Switches=leaf[0-1]
-EOF
+sp_write_topology $((NNODES / 2)) $NNODES o	# two leaves
 # Every job gets a profile: 50 ms of 80 Gb/s per node every 100 ms.  Two
 # such jobs crossing the same 100 Gb/s leaf uplinks collide unless one is
 # shifted by half a period.
@@ -157,17 +79,12 @@ EOF
 chmod 755 "$BASE/etc/prolog.sh" "$BASE/etc/epilog.sh"
 
 # ------------------------------------------------------------------ daemons
-slurmctld -D -i >"$BASE/log/slurmctld.out" 2>&1 &
-PIDS+=($!)
-CTLD=$!
-for _ in $(seq 100); do t scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
-for i in $(seq $NNODES); do
-	mkdir -p "$BASE/spool/o$i"
-	slurmd -D -N "o$i" >"$BASE/log/slurmd-o$i.out" 2>&1 &
-	PIDS+=($!)
-done
-idle_nodes() { t sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l; }
-for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+sp_start_ctld -i
+sp_start_slurmds o $NNODES
+idle_nodes() { sp_count_nodes idle; }
+all_idle() { [ "$(idle_nodes)" -eq $NNODES ]; }
+all_up() { [ "$(sp_count_nodes idle,mix,alloc)" -eq $NNODES ]; }
+sp_wait_for 20 all_idle
 
 # ------------------------------------------------------------------ checks
 check "slurmctld is running with select/orrery_cons_tres" kill -0 $CTLD
@@ -227,15 +144,10 @@ restart_ctld() {
 	local sig=TERM opt=-i
 	[ "${1:-}" = kill9 ] && sig=KILL
 	[ "${1:-}" = clear ] && opt=-c
-	kill -$sig $CTLD
-	for _ in $(seq 100); do kill -0 $CTLD 2>/dev/null || break; sleep 0.1; done
-	wait $CTLD 2>/dev/null
+	sp_stop_ctld $sig
 	[ "${1:-}" = corrupt ] && head -c 300 /dev/urandom >"$BASE/state/orrery_state"
-	slurmctld -D $opt >>"$BASE/log/slurmctld.out" 2>&1 &
-	PIDS+=($!)
-	CTLD=$!
-	for _ in $(seq 100); do t scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.1; done
-	for _ in $(seq 100); do [ "$(t sinfo -h -N -t idle,mix,alloc -o %N 2>/dev/null | sort -u | wc -l)" -eq $NNODES ] && break; sleep 0.2; done
+	sp_start_ctld $opt
+	sp_wait_for 20 all_up
 }
 if grep -q 'liborrery lacks' "$BASE/log/slurmctld.log"; then
 	echo "skip - placement checks: $(grep -o 'liborrery lacks [a-z_]*' "$BASE/log/slurmctld.log" | head -n1)"
@@ -341,6 +253,30 @@ else
 	check "kill -9: K1's epilog still sees SPANK_ORRERY_SHIFT_US=$sk1" \
 		grep -qx "SPANK_ORRERY_SHIFT_US=$sk1" "${ep:-/dev/null}"
 
+	# ---------------------------------------------------------- busy nodes
+	# A job that may share nodes is offered every node, full or not;
+	# orrery ranks only those with CPUs enough for it.  o1-o3 full, o4
+	# half used, o5-o8 idle: a 5-node job with one CPU per node fits on
+	# o4-o8 only and must start on orrery's first candidate (ranked among
+	# all eight, the best sets hold full nodes that cons_tres refuses).
+	fill=()
+	for n in 1 2 3; do
+		fill+=("$(t sbatch --parsable -w o$n -N1 -n2 -c1 -o /dev/null --wrap 'sleep 60')")
+	done
+	fill+=("$(t sbatch --parsable -w o4 -N1 -n1 -c1 -o /dev/null --wrap 'sleep 60')")
+	for j in "${fill[@]}"; do wait_running "$j"; done
+	p=$(t sbatch --parsable -N5 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 30')
+	check "busy nodes: a 5-node job starts beside 4 single-node jobs" wait_running "$p"
+	check "busy nodes: it runs on the nodes with a free CPU ($(field "$p" NodeList))" \
+		test "$(field "$p" NodeList)" = "o[4-8]"
+	tried=$(grep -F "select/orrery: trying JobId=$p candidate " "$BASE/log/slurmctld.log" |
+		sed 's|.* candidate \([0-9]*\)/.*|\1|' | tr '\n' ' ')
+	check "busy nodes: cons_tres took orrery's first candidate, no other was tried (tried: $tried)" \
+		test "$tried" = "1 "
+	t scancel "$p" "${fill[@]}"
+	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
+	sp_wait_for 20 all_idle
+
 	# ---------------------------------------------------------- GPUs
 	# GRES are cons_tres's business: orrery narrows the node bitmap only.
 	# Total GPUs of a job from `scontrol show job -d' (Nodes=... GRES=gpu:N(...)).
@@ -437,19 +373,19 @@ else
 		r="$(field "$h1" NodeList) $(field "$h2" NodeList)"
 		t scancel "$h1" "$h2"
 		for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
-		for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+		sp_wait_for 20 all_idle
 		echo "$r"
 	}
 	# Both runs start from a cleared slurmctld (-c) with all nodes idle.
 	sed -i 's/^mode=.*/mode=off/' "$BASE/etc/orrery.conf"
 	restart_ctld clear
-	for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+	sp_wait_for 20 all_idle
 	check "mode=off: slurmctld logged it" \
 		bash -c "grep 'select/orrery: mode=' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'mode=off'"
 	off_nodes=$(heavy_nodes)
 	sed -i 's|^SelectType=.*|SelectType=select/cons_tres|' "$BASE/etc/slurm.conf"
 	restart_ctld clear
-	for _ in $(seq 100); do [ "$(idle_nodes)" -eq $NNODES ] && break; sleep 0.2; done
+	sp_wait_for 20 all_idle
 	check "SelectType=select/cons_tres now" \
 		bash -c "timeout 10 scontrol show config | grep -Eq '^SelectType += select/cons_tres$'"
 	ct_nodes=$(heavy_nodes)

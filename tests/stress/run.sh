@@ -49,16 +49,16 @@ for p in ${ONLY//,/ }; do
 	case $p in fault|restart|load) ;; *) echo "run.sh: --only fault,restart,load" >&2; exit 2 ;; esac
 done
 want() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
-SLOW=${ORRERY_STRESS_SLOW:-1}
-WRAP=${ORRERY_STRESS_WRAP:-}
+SP_SLOW=${ORRERY_STRESS_SLOW:-1}
+SP_WRAP=${ORRERY_STRESS_WRAP:-}
+SLOW=$SP_SLOW
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BASE=${ORRERY_STRESS_BASE:-/var/tmp/orrery-st-run}
 PORT=${ORRERY_STRESS_PORT:-20200}
 NNODES=16
 CPUS=16
-SYSPLUGINS=$(dirname "$(ls /usr/lib/*/slurm-wlm/select_cons_tres.so 2>/dev/null | head -n1)")
-HOST=$(hostname -s)
+. "$SRC/tests/lib/slurm-private.sh"
 # Every job's profile (orrery.conf default_profile, or --comm-profile):
 # 20 ms of 60 Gb/s per node every 100 ms.  Two such jobs on one 100 Gb/s
 # uplink collide unless shifted apart; five fit, each in its own 20 ms.
@@ -68,110 +68,34 @@ pass=0 failed=0
 ok() { echo "ok   - ${TRACE:+[$SECONDS s] }$*"; pass=$((pass + 1)); }
 bad() { echo "FAIL - $*"; failed=$((failed + 1)); }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-t() { timeout $((10 * SLOW)) "$@"; }
 say() { echo "# $*"; }
 
-[ "$(id -u)" -eq 0 ] || { echo "run.sh: needs root"; echo "0 passed, 1 failed"; exit 1; }
-[ -f "$PLUGINDIR/select_orrery_cons_tres.so" ] ||
-	{ echo "run.sh: no $PLUGINDIR/select_orrery_cons_tres.so (make install?)"; echo "0 passed, 1 failed"; exit 1; }
-[ -n "$SYSPLUGINS" ] || { echo "run.sh: Slurm's select_cons_tres.so not found"; echo "0 passed, 1 failed"; exit 1; }
-
-PIDS=()
-cleanup() {
-	# Only the processes this script started, by PID: TERM, then KILL.
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for _ in $(seq 50); do
-		local alive=0
-		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-		[ $alive = 0 ] && break
-		sleep 0.1
-	done
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-}
-trap cleanup EXIT
-
-rm -rf "$BASE"
-mkdir -p "$BASE"/{etc,state,log,spool,run,out}
-chmod 755 "$BASE"
-export SLURM_CONF=$BASE/etc/slurm.conf
+why=$(sp_preflight 2>&1) || { echo "run.sh: $why"; echo "0 passed, 1 failed"; exit 1; }
+sp_fresh_base out
 LOG=$BASE/log/slurmctld.log
 JOBCOMP=$BASE/log/jobcomp.txt
 STATE=$BASE/state/orrery_state
 
-# ------------------------------------------------------------------ munge
-mungekey --create --keyfile="$BASE/etc/munge.key" >/dev/null 2>&1 ||
-	dd if=/dev/urandom of="$BASE/etc/munge.key" bs=1024 count=1 2>/dev/null
-chown munge: "$BASE/etc/munge.key" "$BASE/run"; chmod 400 "$BASE/etc/munge.key"
-chmod 700 "$BASE/run"; chown munge: "$BASE/log"
-runuser -u munge -- munged --socket="$BASE/run/munge.sock" \
-	--key-file="$BASE/etc/munge.key" --log-file="$BASE/log/munged.log" \
-	--pid-file="$BASE/run/munged.pid" --seed-file="$BASE/run/munge.seed" \
-	--num-threads=4 --foreground >"$BASE/log/munged.out" 2>&1 &
-PIDS+=($!)
-chmod 755 "$BASE/run"
-for _ in $(seq 50); do [ -S "$BASE/run/munge.sock" ] && break; sleep 0.1; done
-chown root: "$BASE/log"
+sp_start_munge
 
 # ------------------------------------------------------------------ config
 # MinJobAge, sched and bf intervals keep a 1,000-job burst short; jobcomp
 # records every job's end state (there is no accounting database).
-cat >"$BASE/etc/slurm.conf" <<EOF
-ClusterName=orrstress
-SlurmctldHost=$HOST(127.0.0.1)
-SlurmctldPort=$PORT
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$BASE/run/munge.sock
-CredType=cred/munge
-PluginDir=$PLUGINDIR:$SYSPLUGINS
-StateSaveLocation=$BASE/state
-SlurmdSpoolDir=$BASE/spool/%n
-SlurmctldPidFile=$BASE/run/slurmctld.pid
-SlurmdPidFile=$BASE/run/slurmd-%n.pid
-SlurmctldLogFile=$LOG
-SlurmdLogFile=$BASE/log/slurmd-%n.log
-SlurmctldDebug=info
+sp_write_slurm_conf orrstress select/orrery_cons_tres s $NNODES $CPUS 4000 <<EOF
 SlurmdDebug=error
-ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-SlurmdParameters=config_overrides
-ReturnToService=2
-MpiDefault=none
-SwitchType=switch/none
-SchedulerType=sched/backfill
 SchedulerParameters=batch_sched_delay=0,default_queue_depth=400,sched_min_interval=200000,bf_interval=5
-SelectType=select/orrery_cons_tres
-SelectTypeParameters=CR_Core
-TopologyPlugin=topology/tree
-AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/filetxt
 JobCompLoc=$JOBCOMP
-JobAcctGatherType=jobacct_gather/none
-InactiveLimit=0
-KillWait=2
 # Generous: a busy CI host or valgrind (leakcheck.sh) slows every RPC.
 MessageTimeout=$([ "$SLOW" -gt 1 ] && echo 100 || echo 30)
 MinJobAge=5
 MaxJobCount=20000
 Epilog=$BASE/etc/epilog.sh
 PlugStackConfig=$BASE/etc/plugstack.conf
-NodeName=s[1-$NNODES] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((PORT + 1))-$((PORT + NNODES)) CPUs=$CPUS RealMemory=4000 State=UNKNOWN
-PartitionName=main Nodes=s[1-$NNODES] Default=YES MaxTime=30 State=UP
 EOF
 # Eight leaves of two nodes: a 4-node job always crosses leaf uplinks.
-: >"$BASE/etc/topology.conf"
-for l in $(seq 0 7); do
-	echo "SwitchName=leaf$l Nodes=s[$((2 * l + 1))-$((2 * l + 2))]" >>"$BASE/etc/topology.conf"
-done
-echo "SwitchName=spine Switches=leaf[0-7]" >>"$BASE/etc/topology.conf"
-SPANK=$PLUGINDIR/spank_orrery.so
-if [ -f "$SPANK" ]; then
-	echo "required $SPANK runtime_dir=$BASE/spool/%n/orrery" >"$BASE/etc/plugstack.conf"
-else
-	: >"$BASE/etc/plugstack.conf"
-fi
+sp_write_topology 2 $NNODES s
+sp_write_plugstack
 write_conf() {	# write_conf DEBUG
 	cat >"$BASE/etc/orrery.conf" <<EOF
 [orrery]
@@ -194,45 +118,27 @@ EOF
 chmod 755 "$BASE/etc/epilog.sh"
 
 # ------------------------------------------------------------------ daemons
-CTLD=
-ctld_up() { t scontrol ping 2>/dev/null | grep -q 'is UP'; }
-nodes_up() { [ "$(t sinfo -h -N -t idle,mix,alloc -o %N 2>/dev/null | sort -u | wc -l)" -eq $NNODES ]; }
-wait_for() {	# wait_for SECONDS COMMAND...: poll until it succeeds
-	local end=$((SECONDS + $1 * SLOW)); shift
-	while [ $SECONDS -lt $end ]; do "$@" && return 0; sleep 0.2; done
-	return 1
-}
-start_ctld() {	# start_ctld [-i|-c]; the caller's environment goes along
-	$WRAP slurmctld -D "${1:--i}" >>"$BASE/log/slurmctld.out" 2>&1 &
-	PIDS+=($!)
-	CTLD=$!
-	wait_for 20 ctld_up
-}
+nodes_up() { [ "$(sp_count_nodes idle,mix,alloc)" -eq $NNODES ]; }
+start_ctld() { sp_start_ctld "$@"; }	# [-i|-c]; the caller's environment goes along
 # Stop slurmctld (TERM, or KILL with "kill9") and start it again; running
 # jobs go on.  MARK is the log line count before the new slurmctld.
 MARK=0
 restart_ctld() {	# restart_ctld [kill9] [nowait]
 	local sig=TERM
 	[ "${1:-}" = kill9 ] && { sig=KILL; shift; }
-	kill -$sig "$CTLD"
-	for _ in $(seq 100); do kill -0 "$CTLD" 2>/dev/null || break; sleep 0.1; done
-	wait "$CTLD" 2>/dev/null
+	sp_stop_ctld $sig
 	MARK=$(wc -l <"$LOG")
 	[ -n "${TRACE:-}" ] && say "$(date +%T.%N) stopped"
 	start_ctld -i
 	[ -n "${TRACE:-}" ] && say "$(date +%T.%N) ctld up"
-	[ "${1:-}" = nowait ] || wait_for 30 nodes_up
+	[ "${1:-}" = nowait ] || sp_wait_for 30 nodes_up
 	[ -n "${TRACE:-}" ] && say "$(date +%T.%N) nodes up"
 }
 newlog() { tail -n +$((MARK + 1)) "$LOG"; }	# log of the current slurmctld
 start_ctld -c
-for i in $(seq $NNODES); do
-	mkdir -p "$BASE/spool/s$i"
-	slurmd -D -N "s$i" >"$BASE/log/slurmd-s$i.out" 2>&1 &
-	PIDS+=($!)
-done
-idle_nodes() { [ "$(t sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)" -eq $NNODES ]; }
-wait_for 30 idle_nodes
+sp_start_slurmds s $NNODES
+idle_nodes() { [ "$(sp_count_nodes idle)" -eq $NNODES ]; }
+sp_wait_for 30 idle_nodes
 check "cluster up: $NNODES nodes idle under select/orrery_cons_tres" idle_nodes
 if grep -q 'liborrery lacks' "$LOG"; then
 	bad "liborrery built without placement: $(grep -o 'liborrery lacks [a-z_]*' "$LOG" | head -n1)"
@@ -258,7 +164,7 @@ counter() { counters | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 state_shifts() { sed -n 's/^job \([0-9]*\) shift_us=\([0-9]*\) .*/\1 \2/p' "${1:-$STATE}" 2>/dev/null; }
 cancel_all() {
 	t scancel -u root 2>/dev/null
-	wait_for 60 bash -c "[ -z \"\$(timeout 10 squeue -h)\" ]"
+	sp_wait_for 60 bash -c "[ -z \"\$(timeout 10 squeue -h)\" ]"
 }
 
 # ------------------------------------------------------------------ 1. faults
@@ -317,7 +223,7 @@ if want fault; then
 	# A state file to load (state_load) and a baseline job: orrery
 	# narrows and records it without faults.
 	j=$(fault_job)
-	wait_for 30 completed "$j"
+	sp_wait_for 30 completed "$j"
 	check "no fault: job $j placed by orrery (narrowed, ORR1: recorded)" \
 		bash -c "grep -q 'select/orrery: trying JobId=$j candidate' '$LOG' && grep -q 'select/orrery: JobId=$j on ' '$LOG'"
 	for f in "${FAULTS[@]}"; do
@@ -337,8 +243,8 @@ if want fault; then
 		j2=
 		[ "$hook" = build ] || [ "$hook" = save ] && j2=$(fault_job)
 		[ -n "${TRACE:-}" ] && say "$(date +%T.%N) submitted"
-		wait_for 40 completed "$j"
-		[ -n "$j2" ] && wait_for 40 completed "$j2"
+		sp_wait_for 40 completed "$j"
+		[ -n "$j2" ] && sp_wait_for 40 completed "$j2"
 		[ -n "${TRACE:-}" ] && say "$(date +%T.%N) completed"
 		check "$point: job $j ran to COMPLETED" completed "$j"
 		check "$point: slurmctld alive (scontrol ping)" ctld_up
@@ -410,7 +316,7 @@ if want restart; then
 		ids+=("$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 600')")
 	done
 	all_running() { [ "$(t squeue -h -t R -o %i | wc -l)" -ge $NR ]; }
-	wait_for 60 all_running
+	sp_wait_for 60 all_running
 	check "$NR profiled 4-node jobs running" all_running
 	declare -A shift0
 	while read -r j _ sh; do shift0[$j]=$sh; done < <(snapshot)
@@ -463,7 +369,7 @@ if want restart; then
 	fi
 	k=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null \
 		${pin_nodes:+-w "$pin_nodes"} --wrap 'sleep 600')
-	wait_for 30 is_running "$k"
+	sp_wait_for 30 is_running "$k"
 	check "kill -9: a new job K=$k starts${pin_nodes:+ on $pin_nodes}" is_running "$k"
 	check "kill -9: one restore line: $NR jobs from orrery_state" \
 		test "$(newlog | grep -c "select/orrery: restored $NR jobs from $STATE ")" = 1
@@ -499,7 +405,7 @@ if want restart; then
 		MARK=$(wc -l <"$LOG")
 		start_ctld -i
 		n=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 600')
-		wait_for 30 is_running "$n"
+		sp_wait_for 30 is_running "$n"
 		check "$bad_state state: new job $n scheduled" is_running "$n"
 		check "$bad_state state: exactly one error line, empty start" \
 			test "$(newlog | grep -Ec "select/orrery: $STATE: $msg; starting with no running jobs")" = 1
@@ -516,7 +422,7 @@ if want restart; then
 	first=${ids[0]}
 	for j in "${ids[@]}"; do [ "${shift0[$j]}" != 0 ] && { first=$j; break; }; done
 	cancel_all
-	wait_for 20 test -s "$BASE/out/epilog-$first"
+	sp_wait_for 20 test -s "$BASE/out/epilog-$first"
 	check "after the empty starts: job $first's epilog still sees SPANK_ORRERY_SHIFT_US=${shift0[$first]}" \
 		test "$(cat "$BASE/out/epilog-$first" 2>/dev/null)" = "${shift0[$first]}"
 fi
@@ -527,7 +433,7 @@ if want load; then
 	cancel_all
 	write_conf 0	# no per-placement log lines: measure, don't trace
 	t scontrol reconfigure
-	wait_for 30 idle_nodes
+	sp_wait_for 30 idle_nodes
 	MARK=$(wc -l <"$LOG")
 	rss0=$(ctld_rss)
 	: >"$BASE/out/ids"
@@ -544,7 +450,7 @@ if want load; then
 	done_count() { awk -F'[ =]' 'NR==FNR { want[$1] = 1; next } $1 == "JobId" && ($2 in want) { n++ } END { print n + 0 }' \
 		"$BASE/out/ids.sorted" "$JOBCOMP" 2>/dev/null; }
 	all_done() { [ "$(done_count)" -ge "$nsub" ]; }
-	wait_for $((60 + NJOBS / 2)) all_done
+	sp_wait_for $((60 + NJOBS / 2)) all_done
 	t2=$(date +%s.%N)
 	say "$(done_count) of $nsub ended $(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') s after the first submission"
 	# Every job: COMPLETED in jobcomp, or still queued for a reason

@@ -19,7 +19,9 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/orrery_conf.c \
 	plugins/select/orrery/orrery_conf.h \
 	plugins/select/orrery/admin_record.c \
-	plugins/select/orrery/admin_record.h
+	plugins/select/orrery/admin_record.h \
+	plugins/select/orrery/free_cpus.c \
+	plugins/select/orrery/free_cpus.h
 plugins_select_orrery_select_orrery_cons_tres_la_CPPFLAGS = \
 	$(ORRERY_SELECT_CPPFLAGS) $(GLIB_CFLAGS)
 # Slurm's headers are not -Wextra clean.

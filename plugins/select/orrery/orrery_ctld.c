@@ -45,6 +45,7 @@
 #include "orrery.h"
 #include "capacity_check.h"
 #include "admin_record.h"
+#include "free_cpus.h"
 #include "orrery_conf.h"
 #include "orrery_ctld.h"
 #include "place_cache.h"
@@ -113,6 +114,7 @@ static const char *lib_missing(void)
  * inside slurmctld but the plugin also loads in client commands. */
 #pragma weak find_job_record
 #pragma weak idle_node_bitmap
+#pragma weak job_list
 
 /* The SPANK plugin stores the user's --comm-profile here with
  * spank_job_control_setenv(). */
@@ -799,38 +801,49 @@ static uint64_t req_hash(const orrery_job_test_args_t *a)
 }
 
 /*
- * Nodes orrery ranks among: those of `bitmap' that run no job, when there
- * are at least `want' of them, else all of `bitmap'.  slurmctld already
- * removes busy nodes from the bitmap of an exclusive job, but a job that
- * may share nodes is offered every node with a free core; ranking among
- * those put the best candidates on nodes whose cores were mostly taken,
- * cons_tres refused them all and the job landed where cons_tres alone
- * would put it, after several wasted tries (doc/benchmark-report.md).  A
- * communication-heavy job also wants its node's NIC to itself: a shared
- * NIC is a link orrery does not model.
+ * Nodes orrery ranks among, from the offered `bitmap': those with CPUs
+ * enough for the job (free_cpus.c), and of those the ones that run no job
+ * when there are at least `want' of them.  slurmctld already removes busy
+ * nodes from the bitmap of an exclusive job, but a job that may share
+ * nodes is offered every node, however few cores it has left; ranking
+ * among those put the best candidates on nodes that could not take the
+ * job, cons_tres refused them all and the job landed where cons_tres
+ * alone would put it (doc/benchmark-report.md).  Idle nodes first: a
+ * communication-heavy job also wants its node's NIC to itself, a shared
+ * NIC being a link orrery does not model.  Should fewer than `want' nodes
+ * pass the CPU count (it ignores memory and GRES), every offered node is
+ * ranked and cons_tres sorts it out.
  */
-static void mark_free_nodes(bitstr_t *bitmap, uint8_t *free_nodes,
-			    uint32_t want)
+static void mark_free_nodes(job_record_t *job_ptr, bitstr_t *bitmap,
+			    uint8_t *free_nodes, uint32_t want)
 {
 	bitstr_t *idle = &idle_node_bitmap ? idle_node_bitmap : NULL;
+	uint32_t need = job_ptr->details ? job_ptr->details->pn_min_cpus : 1;
+	bitstr_t *fit = orr_nodes_with_free_cpus(bitmap, need ? need : 1,
+						 &job_list ? job_list : NULL);
+	bitstr_t *from = bitmap;
 	uint32_t n_idle = 0;
 
+	if (fit && bit_set_count(fit) >= want)
+		from = fit;
 	for (size_t i = 0; i < g.orr_nodes; i++) {
 		uint32_t s = g.orr2slurm[i];
 
-		free_nodes[i] = (s < bit_size(bitmap)) && bit_test(bitmap, s);
+		free_nodes[i] = (s < bit_size(from)) && bit_test(from, s);
 		if (free_nodes[i] && idle && s < bit_size(idle) &&
 		    bit_test(idle, s))
 			n_idle++;
 	}
-	if (!idle || n_idle < want)
-		return;
-	for (size_t i = 0; i < g.orr_nodes; i++) {
-		uint32_t s = g.orr2slurm[i];
+	if (idle && n_idle >= want) {
+		for (size_t i = 0; i < g.orr_nodes; i++) {
+			uint32_t s = g.orr2slurm[i];
 
-		if (free_nodes[i] && !(s < bit_size(idle) && bit_test(idle, s)))
-			free_nodes[i] = 0;
+			if (free_nodes[i] &&
+			    !(s < bit_size(idle) && bit_test(idle, s)))
+				free_nodes[i] = 0;
+		}
 	}
+	FREE_NULL_BITMAP(fit);
 }
 
 /* Rank candidate node sets of a->min_nodes among a->bitmap and keep the
@@ -849,7 +862,7 @@ static bool rank_locked(orrery_job_test_args_t *a, orr_entry_t *e,
 	bool ok = false;
 
 	free_nodes = xcalloc(g.orr_nodes ? g.orr_nodes : 1, 1);
-	mark_free_nodes(a->bitmap, free_nodes, want);
+	mark_free_nodes(a->job_ptr, a->bitmap, free_nodes, want);
 	if (orrery_cluster_place(g.cluster, free_nodes, a->min_nodes, prof,
 				 &pl, &err)) {
 		fallback(a->job_ptr, "placement failed: %s", err.message);

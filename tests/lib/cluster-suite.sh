@@ -1,0 +1,105 @@
+# tests/lib/cluster-suite.sh - what the suites that run on a full cluster
+# from contrib/cluster/orrery-cluster (munge, MariaDB, slurmdbd, slurmctld,
+# slurmd) share: tests/integration/run.sh, tests/runtime/cluster.sh and
+# tests/discover/cluster.sh.  Their options, the root check, bringing the
+# cluster up in its own state directory and port range, and an EXIT trap
+# that always takes it down again (--keep aside) and prints the summary.
+#
+# Sourced after tap.sh, with the suite's defaults set: PROG (its name in
+# messages), TOP, BUILD, STATE, PORT_BASE, NODES.  CS_OPTIONS may name
+# "--select" to accept `--select NAME' (sets SELECT).  A suite that
+# leaves more than the cluster behind defines cs_extra_cleanup.
+
+KEEP=0
+CLUSTER=$TOP/contrib/cluster/orrery-cluster
+T0=$(date +%s)
+
+cs_parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--build-dir) BUILD=$2; shift ;;
+		--state-dir) STATE=$2; shift ;;
+		--port-base) PORT_BASE=$2; shift ;;
+		--keep) KEEP=1 ;;
+		--select)
+			[[ " ${CS_OPTIONS:-} " == *" --select "* ]] ||
+				{ echo "$PROG: unknown option '$1'" >&2; exit 2; }
+			SELECT=$2; shift ;;
+		*) echo "$PROG: unknown option '$1' (accepted: --build-dir DIR, --state-dir DIR, --port-base P, --keep${CS_OPTIONS:+, $CS_OPTIONS})" >&2
+		   exit 2 ;;
+		esac
+		shift
+	done
+	BUILD=$(cd "$BUILD" 2>/dev/null && pwd)
+}
+
+# cs_require FILE...: root, and the build products the suite runs.
+cs_require() {
+	local f
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$PROG: must run as root (it starts slurmd, slurmctld, slurmdbd)" >&2
+		summary; exit 1
+	fi
+	for f in "$@"; do
+		[ -f "$f" ] || { echo "$PROG: no $f (build first: make && make check, or --build-dir DIR)" >&2; summary; exit 1; }
+	done
+}
+
+cs_cleanup() {
+	local rc=$?
+	if [ "$KEEP" -eq 1 ]; then
+		echo "# --keep: cluster left running; $CLUSTER down --state-dir $STATE"
+	else
+		"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1 ||
+			echo "# warning: $CLUSTER down --state-dir $STATE failed"
+		declare -F cs_extra_cleanup >/dev/null && cs_extra_cleanup
+	fi
+	echo "# $(( $(date +%s) - T0 )) s"
+	summary
+	exit $(( FAIL > 0 || rc != 0 ? 1 : 0 ))
+}
+
+cs_trap() {
+	trap cs_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+# cs_up OUTNAME WHAT [orrery-cluster up OPTIONS...]: bring the cluster up
+# (after taking down whatever an earlier run left in STATE), one result
+# line, SLURM_CONF for the clients, and an empty world-writable work
+# directory OUT=$STATE/OUTNAME to cd into.  Exits the suite when the
+# cluster does not come up.
+cs_up() {
+	local name=$1 what=$2
+	shift 2
+	echo "# bringing up $NODES nodes in $STATE (ports $PORT_BASE..), $what"
+	"$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+	if ! "$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" \
+		--timeout 90 "$@" >"$STATE.up.log" 2>&1; then
+		not_ok "cluster up" "$(tail -n 30 "$STATE.up.log")"
+		exit 1
+	fi
+	ok "cluster up ($NODES nodes idle)"
+	export SLURM_CONF=$STATE/etc/slurm.conf
+	OUT=$STATE/$name
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	chmod 1777 "$OUT"
+	cd "$OUT" || exit 1
+}
+
+# cs_wait_job ID [LIMIT]: wait (LIMIT seconds, default 60) until the
+# controller has the job in a final state; print that state.
+cs_wait_job() {
+	local id=$1 limit=${2:-60} deadline st
+	deadline=$(( $(date +%s) + limit ))
+	while :; do
+		st=$(timeout 5 scontrol -o show job "$id" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
+		case $st in
+		''|PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED) ;;
+		*) echo "$st"; return 0 ;;
+		esac
+		[ "$(date +%s)" -lt "$deadline" ] || { echo "TIMEOUT($st)"; return 1; }
+		sleep 0.5
+	done
+}
