@@ -265,6 +265,11 @@ else
 	done
 	fill+=("$(t sbatch --parsable -w o4 -N1 -n1 -c1 -o /dev/null --wrap 'sleep 60')")
 	for j in "${fill[@]}"; do wait_running "$j"; done
+	kept_counter() {
+		grep 'select/orrery: mode=.* kept_answers=' "$BASE/log/slurmctld.log" | tail -n1 |
+			sed 's/.* kept_answers=\([0-9]*\).*/\1/'
+	}
+	k0=$(kept_counter)
 	p=$(t sbatch --parsable -N5 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 30')
 	check "busy nodes: a 5-node job starts beside 4 single-node jobs" wait_running "$p"
 	check "busy nodes: it runs on the nodes with a free CPU ($(field "$p" NodeList))" \
@@ -273,6 +278,10 @@ else
 		sed 's|.* candidate \([0-9]*\)/.*|\1|' | tr '\n' ' ')
 	check "busy nodes: cons_tres took orrery's first candidate, no other was tried (tried: $tried)" \
 		test "$tried" = "1 "
+	# The only 5 nodes with a free CPU are also cons_tres's own answer on
+	# the full set: the job starts on it without a second cons_tres call.
+	check "busy nodes: cons_tres's own answer was kept (kept_answers ${k0:-?} -> $(kept_counter))" \
+		test "$(kept_counter)" = $(( ${k0:-0} + 1 ))
 	t scancel "$p" "${fill[@]}"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	sp_wait_for 20 all_idle

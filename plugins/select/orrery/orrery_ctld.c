@@ -166,6 +166,9 @@ static struct {
 	 * reused (hit); profile parses; narrowed tries not repeated because
 	 * cons_tres already refused them under the same key. */
 	uint64_t rank_hits, rank_misses, rank_ns, parses, tries_skipped;
+	/* Narrowed jobs whose first candidate was cons_tres's own answer on
+	 * the full set: started without a second cons_tres call. */
+	uint64_t kept;
 	time_t last_log;
 } stats;
 
@@ -215,7 +218,7 @@ static void log_stats_locked(bool force)
 	     " rank_us=%"PRIu64" parses=%"PRIu64" tries_skipped=%"PRIu64
 	     " cache_entries=%zu cache_evicted=%"PRIu64
 	     " job_test_cpu_us=%"PRIu64" cons_tres_cpu_us=%"PRIu64
-	     " run_now_cpu_us=%"PRIu64,
+	     " run_now_cpu_us=%"PRIu64" kept_answers=%"PRIu64,
 	     orrery_mode_name(conf_ok ? ocnf.mode : ORRERY_MODE_OFF),
 	     stats.tested, stats.placements, stats.narrowed, stats.begun,
 	     stats.fallbacks,
@@ -230,7 +233,8 @@ static void log_stats_locked(bool force)
 	     stats.parses, stats.tries_skipped, cs.live, cs.evicted,
 	     __atomic_load_n(&stats.jt_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     __atomic_load_n(&stats.ct_cpu_ns, __ATOMIC_RELAXED) / 1000,
-	     __atomic_load_n(&stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000);
+	     __atomic_load_n(&stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000,
+	     stats.kept);
 }
 
 static void fallback(job_record_t *job_ptr, const char *fmt, ...)
@@ -917,9 +921,12 @@ static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
  * offered).  The ranking is reused while its
  * key holds (same state version, bitmap, request); so is what cons_tres
  * answered: candidates it refused under that key are not offered again.
+ * `answer' (narrow only): the nodes cons_tres just chose on the full set;
+ * a first candidate equal to it is taken without asking cons_tres again,
+ * since nothing has rewritten the job's resources since that answer.
  */
 static int place_locked(orrery_job_test_args_t *a, bool narrow,
-			size_t *tries)
+			bitstr_t *answer, size_t *tries)
 {
 	job_record_t *job_ptr = a->job_ptr;
 	orr_entry_t *e;
@@ -969,6 +976,18 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow,
 			log_candidate(job_ptr, e, c, try, narrow);
 		if (!narrow) {
 			FREE_NULL_BITMAP(try);
+			break;
+		}
+		if (!*tries && answer && bit_equal(try, answer)) {
+			if (orr_debug())
+				info("select/orrery: %pJ candidate %zu is cons_tres's own choice: kept",
+				     job_ptr, c + 1);
+			bit_copybits(a->bitmap, try);
+			FREE_NULL_BITMAP(try);
+			e->outcome = (int) c;
+			stats.narrowed++;
+			stats.kept++;
+			rc = SLURM_SUCCESS;
 			break;
 		}
 		(*tries)++;
@@ -1031,7 +1050,7 @@ static int narrow_locked(orrery_job_test_args_t *a)
 	if (rc != SLURM_SUCCESS)
 		goto out;
 	slurm_mutex_lock(&lock);
-	rc = place_locked(a, true, &tries);	/* a->bitmap: offered set */
+	rc = place_locked(a, true, full, &tries);	/* a->bitmap: offered set */
 	slurm_mutex_unlock(&lock);
 	if (rc == SLURM_SUCCESS)
 		goto out;
@@ -1061,7 +1080,7 @@ static int advise_locked(orrery_job_test_args_t *a)
 		slurm_mutex_lock(&lock);
 		size_t tries = 0;
 
-		place_locked(&offered, false, &tries);
+		place_locked(&offered, false, NULL, &tries);
 		slurm_mutex_unlock(&lock);
 	}
 	FREE_NULL_BITMAP(offered.bitmap);
