@@ -269,6 +269,11 @@ else
 		grep 'select/orrery: mode=.* kept_answers=' "$BASE/log/slurmctld.log" | tail -n1 |
 			sed 's/.* kept_answers=\([0-9]*\).*/\1/'
 	}
+	# A reconfigure that changes nothing orrery models keeps its model
+	# (the 4 running jobs) instead of reloading it from orrery_state.
+	t scontrol reconfigure
+	sleep 1
+	mark=$(wc -l <"$BASE/log/slurmctld.log")
 	k0=$(kept_counter)
 	p=$(t sbatch --parsable -N5 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 30')
 	check "busy nodes: a 5-node job starts beside 4 single-node jobs" wait_running "$p"
@@ -282,6 +287,9 @@ else
 	# the full set: the job starts on it without a second cons_tres call.
 	check "busy nodes: cons_tres's own answer was kept (kept_answers ${k0:-?} -> $(kept_counter))" \
 		test "$(kept_counter)" = $(( ${k0:-0} + 1 ))
+	check "busy nodes: the reconfigure before it kept orrery's model of the 4 running jobs" \
+		bash -c "tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: reconfigure changed nothing orrery models; kept its 4 running jobs' &&
+			! tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored '"
 	t scancel "$p" "${fill[@]}"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	sp_wait_for 20 all_idle

@@ -147,6 +147,8 @@ static struct {
 	 * reconfigure, topology rebuild, state restore. */
 	uint64_t version;
 	uint64_t topo_version;		/* bumped by topology rebuilds */
+	/* What the cluster was built from (build_signature()); 0: rebuild. */
+	uint64_t build_sig;
 	orr_cache_t *cache;
 } g = { .need_build = true };
 
@@ -306,6 +308,10 @@ static void load_conf_locked(void)
 		     ocnf.default_profile ? ocnf.default_profile : "");
 	}
 	free(path);
+	/* While off (or misconfigured) jobs start unrecorded: the model must
+	 * be rebuilt when orrery is back, not kept (build_signature()). */
+	if (!conf_ok || ocnf.mode == ORRERY_MODE_OFF)
+		g.build_sig = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -321,6 +327,7 @@ static void drop_cluster_locked(void)
 	xfree(g.orr2slurm);
 	g.orr_nodes = 0;
 	g.slurm_nodes = 0;
+	g.build_sig = 0;
 }
 
 /* Build the orrery topology from switch_record_table.  Returns NULL with
@@ -450,13 +457,60 @@ static void reconcile_locked(void)
 
 /* Make g.cluster match the current topology and orrery.conf.  false: run
  * as plain cons_tres (logged once per reconfigure). */
+/*
+ * Everything the cluster model is built from: orrery.conf's text, the
+ * StateSaveLocation, the node table's names in index order and
+ * topology/tree's switch records.  `scontrol reconfigure' re-reads them
+ * all; when none changed, the model (with its running jobs) is kept
+ * instead of rebuilt from orrery_state.  0 is never returned: it means
+ * "rebuild".
+ */
+static uint64_t hash_bitmap(uint64_t h, bitstr_t *b);
+
+static uint64_t build_signature(void)
+{
+	char *path = orrery_conf_path(slurm_conf.slurm_conf);
+	gchar *text = NULL;
+	gsize len = 0;
+	uint64_t h = ORR_HASH_INIT;
+
+	if (path && g_file_get_contents(path, &text, &len, NULL))
+		h = orr_hash_bytes(h, text, len);
+	g_free(text);
+	free(path);
+	if (slurm_conf.state_save_location)
+		h = orr_hash_bytes(h, slurm_conf.state_save_location,
+				   strlen(slurm_conf.state_save_location));
+	h = orr_hash_bytes(h, &node_record_count, sizeof(node_record_count));
+	for (int n = 0; n < node_record_count; n++) {
+		const char *name = node_record_table_ptr[n] ?
+			node_record_table_ptr[n]->name : NULL;
+
+		h = orr_hash_bytes(h, name ? name : "", name ? strlen(name) + 1 : 1);
+	}
+	h = orr_hash_bytes(h, &switch_record_cnt, sizeof(switch_record_cnt));
+	for (int i = 0; switch_record_table && i < switch_record_cnt; i++) {
+		switch_record_t *sw = &switch_record_table[i];
+		uint64_t v[3] = { sw->level, sw->link_speed, sw->num_switches };
+
+		h = orr_hash_bytes(h, sw->name ? sw->name : "",
+				   sw->name ? strlen(sw->name) + 1 : 1);
+		h = orr_hash_bytes(h, v, sizeof(v));
+		for (int c = 0; sw->switch_index && c < sw->num_switches; c++)
+			h = orr_hash_bytes(h, &sw->switch_index[c],
+					   sizeof(sw->switch_index[c]));
+		h = hash_bitmap(h, sw->node_bitmap);
+	}
+	return h ? h : 1;
+}
+
 static bool ensure_cluster_locked(void)
 {
 	orrery_error_t err = { 0 };
 	orrery_cluster_opts_t opts;
 	orrery_topology_t *t;
 	size_t dropped = 0;
-
+	uint64_t sig;
 	const char *missing;
 
 	if (!conf_ok || ocnf.mode == ORRERY_MODE_OFF)
@@ -471,6 +525,15 @@ static bool ensure_cluster_locked(void)
 	}
 	if (!g.need_build && g.slurm_nodes == node_record_count)
 		return g.cluster != NULL;
+	sig = build_signature();
+	if (g.cluster && sig == g.build_sig &&
+	    g.slurm_nodes == node_record_count) {
+		g.need_build = false;
+		if (orr_debug())
+			info("select/orrery: reconfigure changed nothing orrery models; kept its %zu running jobs",
+			     orrery_cluster_job_count(g.cluster));
+		return true;
+	}
 	drop_cluster_locked();
 	g.need_build = false;
 	g.topo_version++;
@@ -526,6 +589,7 @@ static bool ensure_cluster_locked(void)
 	     switch_record_cnt, g.orr_nodes,
 	     orrery_cluster_epoch_us(g.cluster));
 	g.build_failed = false;
+	g.build_sig = sig;
 	reconcile_locked();
 	return true;
 fail:
