@@ -171,6 +171,9 @@ static struct {
 	/* Narrowed jobs whose first candidate was cons_tres's own answer on
 	 * the full set: started without a second cons_tres call. */
 	uint64_t kept;
+	/* Model (re)builds: topology, capacities, running jobs restored
+	 * from orrery_state; CPU time of the calling thread. */
+	uint64_t builds, build_cpu_ns;
 	time_t last_log;
 } stats;
 
@@ -220,7 +223,8 @@ static void log_stats_locked(bool force)
 	     " rank_us=%"PRIu64" parses=%"PRIu64" tries_skipped=%"PRIu64
 	     " cache_entries=%zu cache_evicted=%"PRIu64
 	     " job_test_cpu_us=%"PRIu64" cons_tres_cpu_us=%"PRIu64
-	     " run_now_cpu_us=%"PRIu64" kept_answers=%"PRIu64,
+	     " run_now_cpu_us=%"PRIu64" kept_answers=%"PRIu64
+	     " builds=%"PRIu64" build_cpu_us=%"PRIu64,
 	     orrery_mode_name(conf_ok ? ocnf.mode : ORRERY_MODE_OFF),
 	     stats.tested, stats.placements, stats.narrowed, stats.begun,
 	     stats.fallbacks,
@@ -236,7 +240,7 @@ static void log_stats_locked(bool force)
 	     __atomic_load_n(&stats.jt_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     __atomic_load_n(&stats.ct_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     __atomic_load_n(&stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000,
-	     stats.kept);
+	     stats.kept, stats.builds, stats.build_cpu_ns / 1000);
 }
 
 static void fallback(job_record_t *job_ptr, const char *fmt, ...)
@@ -510,7 +514,7 @@ static bool ensure_cluster_locked(void)
 	orrery_cluster_opts_t opts;
 	orrery_topology_t *t;
 	size_t dropped = 0;
-	uint64_t sig;
+	uint64_t sig, c0;
 	const char *missing;
 
 	if (!conf_ok || ocnf.mode == ORRERY_MODE_OFF)
@@ -535,6 +539,8 @@ static bool ensure_cluster_locked(void)
 		return true;
 	}
 	drop_cluster_locked();
+	c0 = cpu_ns();
+	stats.builds++;
 	g.need_build = false;
 	g.topo_version++;
 	bump_version_locked();
@@ -591,6 +597,7 @@ static bool ensure_cluster_locked(void)
 	g.build_failed = false;
 	g.build_sig = sig;
 	reconcile_locked();
+	stats.build_cpu_ns += cpu_ns() - c0;
 	return true;
 fail:
 	drop_cluster_locked();
