@@ -30,18 +30,34 @@ CS_OPTIONS=--select
 . "$HERE/../lib/cluster-suite.sh"
 cs_parse_args "$@"
 PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
-cs_require "$PLUGIN"
+cs_require "$PLUGIN" "$BUILD/lib/.libs/liborrery.so.1"
+cs_extra_cleanup() { rm -rf "$STATE.lib"; }
 cs_trap
+
+# The cluster loads a copy of the SPANK plugin (and liborrery) that every
+# user can read: one test submits as nobody, and the checkout may sit in
+# a directory only root can enter (mktemp -d, /root).  nobody's sbatch
+# finds liborrery through LD_LIBRARY_PATH (ahead of the plugin's
+# RUNPATH into the build tree).
+rm -rf "$STATE.lib"
+mkdir -p "$STATE.lib"
+chmod 755 "$STATE.lib"
+install -m 755 "$PLUGIN" "$BUILD/lib/.libs/liborrery.so.1" "$STATE.lib/"
+PLUGIN=$STATE.lib/spank_orrery.so
 
 SPANK_ARGS="verbose=1"
 case $SELECT in
 cons_tres) SPANK_ARGS="test_controller=1 $SPANK_ARGS" ;;
 orrery)
-	export ORRERY_SELECT_PLUGIN_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
-	if [ ! -f "$ORRERY_SELECT_PLUGIN_DIR/select_orrery_cons_tres.so" ]; then
-		echo "run.sh: --select orrery: no select_orrery_cons_tres.so in $ORRERY_SELECT_PLUGIN_DIR" >&2
+	sel_dir=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
+	if [ ! -f "$sel_dir/select_orrery_cons_tres.so" ]; then
+		echo "run.sh: --select orrery: no select_orrery_cons_tres.so in $sel_dir" >&2
 		summary; exit 1
-	fi ;;
+	fi
+	# From the readable copy too: it is in PluginDir, which every
+	# client (nobody's sbatch included) must be able to open.
+	install -m 755 "$sel_dir/select_orrery_cons_tres.so" "$STATE.lib/"
+	export ORRERY_SELECT_PLUGIN_DIR=$STATE.lib ;;
 *) echo "run.sh: --select: cons_tres or orrery" >&2; exit 2 ;;
 esac
 
@@ -114,7 +130,7 @@ t_file_as_user() {
 	cp "$TOP/tests/data/profiles/good.profile" "$f"
 	chmod 600 "$f"
 	err=$(cd / && timeout 20 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		env SLURM_CONF="$SLURM_CONF" sbatch -J it-file-user --comm-profile="@$f" --wrap true 2>&1 >/dev/null); rc=$?
+		env SLURM_CONF="$SLURM_CONF" LD_LIBRARY_PATH="$STATE.lib" sbatch -J it-file-user --comm-profile="@$f" --wrap true 2>&1 >/dev/null); rc=$?
 	if [ $rc -ne 0 ] && echo "$err" | grep -q "^sbatch: error: orrery: --comm-profile: .*secret.profile" &&
 	   no_job_named it-file-user; then
 		ok "@FILE is read as the submitting user (nobody cannot use root's 0600 file)"

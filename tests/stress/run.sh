@@ -96,6 +96,7 @@ EOF
 # Eight leaves of two nodes: a 4-node job always crosses leaf uplinks.
 sp_write_topology 2 $NNODES s
 sp_write_plugstack
+SPANK=$PLUGINDIR/spank_orrery.so
 write_conf() {	# write_conf DEBUG
 	cat >"$BASE/etc/orrery.conf" <<EOF
 [orrery]
@@ -247,7 +248,7 @@ if want fault; then
 		[ -n "$j2" ] && sp_wait_for 40 completed "$j2"
 		[ -n "${TRACE:-}" ] && say "$(date +%T.%N) completed"
 		check "$point: job $j ran to COMPLETED" completed "$j"
-		check "$point: slurmctld alive (scontrol ping)" ctld_up
+		check "$point: slurmctld alive (scontrol ping)" sp_ctld_up
 		case $hook in
 		job_test|job_begin)
 			check "$point: exactly one fallback line for job $j naming the point" \
@@ -283,7 +284,7 @@ if want fault; then
 		esac
 	done
 	restart_ctld	# without faults
-	check "after the faults: slurmctld alive" ctld_up
+	check "after the faults: slurmctld alive" sp_ctld_up
 fi
 
 # ------------------------------------------------------------------ 2. restart
@@ -414,7 +415,7 @@ if want restart; then
 			bash -c "for j in ${ids_k[*]}; do [ \"\$(timeout 10 squeue -h -j \$j -o %T)\" = RUNNING ] || exit 1; done"
 		check "$bad_state state: orrery_state rewritten with only the new job" \
 			test "$(state_shifts | awk '{ print $1 }' | tr '\n' ' ')" = "$n "
-		check "$bad_state state: slurmctld alive" ctld_up
+		check "$bad_state state: slurmctld alive" sp_ctld_up
 		ids_k+=("$n")
 	done
 	# The relay after an empty start: the jobs' SPANK environment is
@@ -471,7 +472,7 @@ if want load; then
 		test -z "$(echo "$verdict" | awk '$2 != "COMPLETED" && $2 != "NONE"')"
 	check "jobs not yet ended are queued legitimately ($(echo $notdone | wc -w) of them)" test $queue_ok = 1
 	check "load: no fallback to cons_tres" bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'falling back'"
-	check "load: slurmctld still responding" ctld_up
+	check "load: slurmctld still responding" sp_ctld_up
 	rss1=$(ctld_rss)
 	t scontrol reconfigure	# logs the counters
 	sleep 1
