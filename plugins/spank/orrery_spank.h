@@ -98,11 +98,11 @@ struct osp_relay {
 	char shift_us[OSP_NUM_MAX + 1];
 	char job_score[OSP_NUM_MAX + 1];
 };
-/* runtime_dir with %n replaced by node; -1 if %n is needed but unknown. */
 /* pattern with %n replaced by node (and %% by %); -1 if it does not fit
  * or %n is needed and node_ok(node) is false. */
 int osp_expand_pattern(const char *pattern, const char *node,
 		       int (*node_ok)(const char *), char *out, size_t len);
+/* runtime_dir with %n replaced by node; -1 if %n is needed but unknown. */
 int osp_relay_dir(const char *node, char *out, size_t len);
 int osp_relay_path(const char *node, uint32_t job_id, char *out, size_t len);
 int osp_relay_write(const char *node, uint32_t job_id,

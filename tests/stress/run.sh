@@ -120,7 +120,6 @@ chmod 755 "$BASE/etc/epilog.sh"
 
 # ------------------------------------------------------------------ daemons
 nodes_up() { [ "$(sp_count_nodes idle,mix,alloc)" -eq $NNODES ]; }
-start_ctld() { sp_start_ctld "$@"; }	# [-i|-c]; the caller's environment goes along
 # Stop slurmctld (TERM, or KILL with "kill9") and start it again; running
 # jobs go on.  MARK is the log line count before the new slurmctld.
 MARK=0
@@ -130,13 +129,13 @@ restart_ctld() {	# restart_ctld [kill9] [nowait]
 	sp_stop_ctld $sig
 	MARK=$(wc -l <"$LOG")
 	[ -n "${TRACE:-}" ] && say "$(date +%T.%N) stopped"
-	start_ctld -i
+	sp_start_ctld -i
 	[ -n "${TRACE:-}" ] && say "$(date +%T.%N) ctld up"
 	[ "${1:-}" = nowait ] || sp_wait_for 30 nodes_up
 	[ -n "${TRACE:-}" ] && say "$(date +%T.%N) nodes up"
 }
 newlog() { tail -n +$((MARK + 1)) "$LOG"; }	# log of the current slurmctld
-start_ctld -c
+sp_start_ctld -c
 sp_start_slurmds s $NNODES
 idle_nodes() { [ "$(sp_count_nodes idle)" -eq $NNODES ]; }
 sp_wait_for 30 idle_nodes
@@ -404,7 +403,7 @@ if want restart; then
 			msg="state file '$STATE' has format version 99; this orrery reads version 1"
 		fi
 		MARK=$(wc -l <"$LOG")
-		start_ctld -i
+		sp_start_ctld -i
 		n=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 600')
 		sp_wait_for 30 is_running "$n"
 		check "$bad_state state: new job $n scheduled" is_running "$n"

@@ -129,6 +129,8 @@ static const char *lib_missing(void)
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static orrery_conf_t ocnf;
 static bool conf_ok;
+/* Hash of orrery.conf's text as last loaded (part of build_signature()). */
+static uint64_t conf_hash;
 
 static struct {
 	orrery_cluster_t *cluster;	/* NULL: not built / pass-through */
@@ -296,6 +298,13 @@ static void load_conf_locked(void)
 	char *path = orrery_conf_path(slurm_conf.slurm_conf);
 	int rc;
 
+	gchar *text = NULL;
+	gsize len = 0;
+
+	conf_hash = ORR_HASH_INIT;
+	if (path && g_file_get_contents(path, &text, &len, NULL))
+		conf_hash = orr_hash_bytes(conf_hash, text, len);
+	g_free(text);
 	orrery_conf_free(&ocnf);
 	rc = orrery_conf_load(path, &ocnf, err, sizeof(err));
 	if (rc < 0) {
@@ -459,8 +468,6 @@ static void reconcile_locked(void)
 	}
 }
 
-/* Make g.cluster match the current topology and orrery.conf.  false: run
- * as plain cons_tres (logged once per reconfigure). */
 /*
  * Everything the cluster model is built from: orrery.conf's text, the
  * StateSaveLocation, the node table's names in index order and
@@ -473,15 +480,9 @@ static uint64_t hash_bitmap(uint64_t h, bitstr_t *b);
 
 static uint64_t build_signature(void)
 {
-	char *path = orrery_conf_path(slurm_conf.slurm_conf);
-	gchar *text = NULL;
-	gsize len = 0;
-	uint64_t h = ORR_HASH_INIT;
+	uint64_t h = orr_hash_bytes(ORR_HASH_INIT, &conf_hash,
+				    sizeof(conf_hash));
 
-	if (path && g_file_get_contents(path, &text, &len, NULL))
-		h = orr_hash_bytes(h, text, len);
-	g_free(text);
-	free(path);
 	if (slurm_conf.state_save_location)
 		h = orr_hash_bytes(h, slurm_conf.state_save_location,
 				   strlen(slurm_conf.state_save_location));
@@ -508,6 +509,8 @@ static uint64_t build_signature(void)
 	return h ? h : 1;
 }
 
+/* Make g.cluster match the current topology and orrery.conf.  false: run
+ * as plain cons_tres (logged once per reconfigure). */
 static bool ensure_cluster_locked(void)
 {
 	orrery_error_t err = { 0 };
@@ -530,8 +533,7 @@ static bool ensure_cluster_locked(void)
 	if (!g.need_build && g.slurm_nodes == node_record_count)
 		return g.cluster != NULL;
 	sig = build_signature();
-	if (g.cluster && sig == g.build_sig &&
-	    g.slurm_nodes == node_record_count) {
+	if (g.cluster && sig == g.build_sig) {
 		g.need_build = false;
 		if (orr_debug())
 			info("select/orrery: reconfigure changed nothing orrery models; kept its %zu running jobs",
@@ -1039,6 +1041,7 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow,
 	first = e->outcome == ORR_OUTCOME_UNKNOWN ? 0 : (size_t) e->outcome;
 	for (size_t c = narrow ? first : 0; c < e->n_cand; c++) {
 		bitstr_t *try = bit_alloc(bit_size(a->bitmap));
+		bool kept;
 
 		for (uint32_t i = 0; i < e->cand[c].n; i++)
 			if (e->cand[c].nodes[i] < bit_size(try))
@@ -1049,20 +1052,16 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow,
 			FREE_NULL_BITMAP(try);
 			break;
 		}
-		if (!*tries && answer && bit_equal(try, answer)) {
+		kept = !*tries && answer && bit_equal(try, answer);
+		if (kept) {
+			stats.kept++;
 			if (orr_debug())
 				info("select/orrery: %pJ candidate %zu is cons_tres's own choice: kept",
 				     job_ptr, c + 1);
-			bit_copybits(a->bitmap, try);
-			FREE_NULL_BITMAP(try);
-			e->outcome = (int) c;
-			stats.narrowed++;
-			stats.kept++;
-			rc = SLURM_SUCCESS;
-			break;
+		} else {
+			(*tries)++;
 		}
-		(*tries)++;
-		if (delegate(a, try) == SLURM_SUCCESS) {
+		if (kept || delegate(a, try) == SLURM_SUCCESS) {
 			bit_copybits(a->bitmap, try);
 			FREE_NULL_BITMAP(try);
 			e->outcome = (int) c;
