@@ -217,8 +217,8 @@ else
 		test "$(grep -c "select/orrery: placement failed: .*, falling back to cons_tres for JobId=$c\$" "$BASE/log/slurmctld.log")" -eq 1
 	check "faults injected: evaluation failure at job start falls back too" \
 		grep -q "select/orrery: evaluation failed: .*, falling back to cons_tres for JobId=$c\$" "$BASE/log/slurmctld.log"
-	check "corrupt orrery_state: one error line, started empty" \
-		grep -q "select/orrery: $BASE/state/orrery_state: .*; starting with no running jobs" "$BASE/log/slurmctld.log"
+	check "corrupt orrery_state: one error line, jobs rebuilt from slurmctld's records" \
+		grep -q "select/orrery: $BASE/state/orrery_state: .*; rebuilding the running jobs from slurmctld's records" "$BASE/log/slurmctld.log"
 	check "slurmctld survived the faults" kill -0 $CTLD
 
 	# ---------------------------------------------------------- kill -9

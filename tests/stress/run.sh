@@ -19,7 +19,8 @@
 # 2. Restart: 20 profiled jobs with non-trivial shifts, kill -9 slurmctld,
 #    restart: jobs, shifts and orrery's state preserved, a new job shifted
 #    against the restored ones; again with orrery_state truncated and with a
-#    foreign format version (one error line, empty start, jobs not lost).
+#    foreign format version (one error line; the running jobs rebuilt from
+#    their ORR1: records, none lost).
 # 3. Load: N separate sbatch submissions in a burst; every job completes
 #    (jobcomp/filetxt) or pends for a legitimate reason; slurmctld RSS and
 #    the plugin's job_test counters printed.
@@ -191,7 +192,7 @@ FAULTS=(
 	"topology        build     cannot model the topology: fault injected at 'topology'; running as plain cons_tres"
 	"cluster_new     build     cannot model the topology: fault injected at 'cluster_new'; running as plain cons_tres"
 	"state_save      save      cannot save $STATE: fault injected at 'state_save'"
-	"state_load      load      $STATE: fault injected at 'state_load'; starting with no running jobs"
+	"state_load      load      $STATE: fault injected at 'state_load'; rebuilding the running jobs from slurmctld's records"
 )
 
 # The fault points in the liborrery functions orrery_ctld.c calls, from the
@@ -388,12 +389,23 @@ if want restart; then
 	fi
 	ids_k=("$k")
 
-	# Truncated and foreign-version state files: one error line, orrery
-	# starts empty, Slurm's jobs (with their relay and AdminComment)
-	# go on, scheduling continues.
+	# Truncated and foreign-version state files: one error line, and
+	# orrery rebuilds the running jobs from their ORR1: records (nodes,
+	# profile, shift, epoch), so the new job is still placed and shifted
+	# against them; Slurm's jobs go on, scheduling continues.
 	for bad_state in truncated foreign; do
 		slurm_save
+		nrun=$(( NR + ${#ids_k[@]} ))
 		kill -KILL "$CTLD"; wait "$CTLD" 2>/dev/null
+		cp "$STATE" "$BASE/state/orrery_state.before-$bad_state"
+		pin_nodes=
+		if [ -n "$QUERY" ]; then	# as for K: where the running jobs force a shift
+			for j in "${ids[@]}"; do
+				nl=$(field "$j" NodeList)
+				qj=$(q_shift "$nl" --state "$BASE/state/orrery_state.before-$bad_state")
+				[ -n "$qj" ] && [ "$qj" != 0 ] && { pin_nodes=$nl; break; }
+			done
+		fi
 		if [ $bad_state = truncated ]; then
 			sz=$(stat -c %s "$STATE")
 			truncate -s $((sz / 2)) "$STATE"
@@ -404,16 +416,33 @@ if want restart; then
 		fi
 		MARK=$(wc -l <"$LOG")
 		sp_start_ctld -i
-		n=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 600')
+		n=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null \
+			${pin_nodes:+-w "$pin_nodes"} --wrap 'sleep 600')
 		sp_wait_for 30 is_running "$n"
-		check "$bad_state state: new job $n scheduled" is_running "$n"
-		check "$bad_state state: exactly one error line, empty start" \
-			test "$(newlog | grep -Ec "select/orrery: $STATE: $msg; starting with no running jobs")" = 1
+		check "$bad_state state: new job $n scheduled${pin_nodes:+ on $pin_nodes}" is_running "$n"
+		if [ -z "$QUERY" ] || [ -z "$pin_nodes" ]; then
+			echo "skip - $bad_state state: no node set where the rebuilt jobs force a shift${QUERY:+ }${QUERY:-: no orrery-query}"
+		else
+			sn=$(orr "$n" shift_us)
+			qs=$(q_shift "$(field "$n" NodeList)" --state "$BASE/state/orrery_state.before-$bad_state")
+			q0=$(q_shift "$(field "$n" NodeList)")
+			check "$bad_state state: job $n is shifted against the rebuilt jobs ($sn us; orrery-query: $qs us with them, $q0 us alone)" \
+				test -n "$sn" -a "$sn" = "$qs" -a "$qs" != "$q0"
+		fi
+		check "$bad_state state: exactly one error line" \
+			test "$(newlog | grep -Ec "select/orrery: $STATE: $msg; rebuilding the running jobs from slurmctld's records")" = 1
+		newlog | grep 'select/orrery: rebuilt ' | sed 's/^/# /'
+		check "$bad_state state: one line: rebuilt $nrun running jobs from their ORR1: records, 0 could not be" \
+			test "$(newlog | grep -c "select/orrery: rebuilt $nrun running jobs from their ORR1: records, 0 could not be$")" = 1
 		check "$bad_state state: all $NR jobs still running with their AdminComment shifts" admin_shifts_kept
 		check "$bad_state state: earlier jobs ${ids_k[*]} still running" \
 			bash -c "for j in ${ids_k[*]}; do [ \"\$(timeout 10 squeue -h -j \$j -o %T)\" = RUNNING ] || exit 1; done"
-		check "$bad_state state: orrery_state rewritten with only the new job" \
-			test "$(state_shifts | awk '{ print $1 }' | tr '\n' ' ')" = "$n "
+		rebuilt_plus_n() {
+			same_shifts "$STATE" && [ "$(state_shifts | wc -l)" = $((nrun + 1)) ] &&
+				state_shifts | awk '{ print $1 }' | grep -qx "$n"
+		}
+		check "$bad_state state: orrery_state rewritten with the $nrun rebuilt jobs (their shifts) and the new one" \
+			rebuilt_plus_n
 		check "$bad_state state: slurmctld alive" sp_ctld_up
 		ids_k+=("$n")
 	done

@@ -21,7 +21,11 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/admin_record.c \
 	plugins/select/orrery/admin_record.h \
 	plugins/select/orrery/free_cpus.c \
-	plugins/select/orrery/free_cpus.h
+	plugins/select/orrery/free_cpus.h \
+	plugins/select/orrery/lib_syms.h \
+	plugins/select/orrery/recover.c \
+	plugins/select/orrery/recover_shift.c \
+	plugins/select/orrery/recover.h
 plugins_select_orrery_select_orrery_cons_tres_la_CPPFLAGS = \
 	$(ORRERY_SELECT_CPPFLAGS) $(GLIB_CFLAGS)
 # Slurm's headers are not -Wextra clean.
@@ -54,6 +58,16 @@ tests_select_test_admin_record_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
 tests_select_test_admin_record_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_select_test_admin_record_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# State rebuilt from ORR1: records: a shift moved onto another epoch.
+check_PROGRAMS += tests/select/test_recover_shift
+TESTS += tests/select/test_recover_shift
+tests_select_test_recover_shift_SOURCES = tests/select/test_recover_shift.c \
+	plugins/select/orrery/recover_shift.c plugins/select/orrery/recover.h
+tests_select_test_recover_shift_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/select/orrery -I$(top_srcdir)/lib
+tests_select_test_recover_shift_LDADD = $(CMOCKA_LIBS)
+tests_select_test_recover_shift_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 # Per-job cache of the plugin: reset on a new profile text, LRU bound,
 # sweep of ended jobs, no leak (run under valgrind by hand).

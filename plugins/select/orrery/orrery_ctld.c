@@ -49,66 +49,9 @@
 #include "orrery_conf.h"
 #include "orrery_ctld.h"
 #include "place_cache.h"
+#include "recover.h"
 
-/*
- * Every liborrery entry point used here is a weak reference: a liborrery
- * built without its placement parts (or an older one) then loads, and the
- * plugin says once that it runs as plain cons_tres, instead of slurmctld
- * dying on an unresolved symbol in the middle of scheduling.
- */
-#define ORR_LIB_SYMS(X) \
-	X(orrery_cluster_add_job) \
-	X(orrery_cluster_epoch_us) \
-	X(orrery_cluster_evaluate) \
-	X(orrery_cluster_free) \
-	X(orrery_cluster_job_count) \
-	X(orrery_cluster_job_id) \
-	X(orrery_cluster_load) \
-	X(orrery_cluster_new) \
-	X(orrery_cluster_opts_default) \
-	X(orrery_cluster_place) \
-	X(orrery_cluster_remove_job) \
-	X(orrery_cluster_save) \
-	X(orrery_cluster_set_epoch_us) \
-	X(orrery_cluster_topology) \
-	X(orrery_eval_free) \
-	X(orrery_eval_link_count) \
-	X(orrery_eval_period_us) \
-	X(orrery_eval_score_mean) \
-	X(orrery_eval_score_min) \
-	X(orrery_eval_shift_us) \
-	X(orrery_free) \
-	X(orrery_placement_count) \
-	X(orrery_placement_eval) \
-	X(orrery_placement_free) \
-	X(orrery_placement_nodes) \
-	X(orrery_profile_canonical) \
-	X(orrery_profile_free) \
-	X(orrery_profile_parse) \
-	X(orrery_profile_resolve) \
-	X(orrery_topology_add_node) \
-	X(orrery_topology_add_switch) \
-	X(orrery_topology_finalize) \
-	X(orrery_topology_free) \
-	X(orrery_topology_new) \
-	X(orrery_topology_node_count) \
-	X(orrery_topology_node_index) \
-	X(orrery_topology_node_link) \
-	X(orrery_topology_set_level_uplink) \
-	X(orrery_topology_set_node_link) \
-	X(orrery_topology_set_uplink)
-
-#define ORR_WEAK(f) _Pragma(G_STRINGIFY(weak f))
-ORR_LIB_SYMS(ORR_WEAK)
-
-/* Name of the first missing liborrery function, or NULL. */
-static const char *lib_missing(void)
-{
-#define ORR_CHECK(f) if (!(f)) return #f;
-	ORR_LIB_SYMS(ORR_CHECK)
-#undef ORR_CHECK
-	return NULL;
-}
+#include "lib_syms.h"
 
 /* slurmctld's own (not in libslurmfull): weak, as this file is only run
  * inside slurmctld but the plugin also loads in client commands. */
@@ -509,6 +452,23 @@ static uint64_t build_signature(void)
 	return h ? h : 1;
 }
 
+/* Running jobs that orrery_state lacks (none, when it was missing or
+ * unusable) come back from their ORR1: records, so that new jobs are
+ * still placed and shifted against them.  One line when anything was
+ * rebuilt or could not be, or when the state file was unusable. */
+static size_t recover_locked(bool adopt_epoch, bool state_bad)
+{
+	orr_recover_result_t rr;
+
+	orr_recover_jobs(g.cluster, &job_list ? job_list : NULL, g.slurm2orr,
+			 g.slurm_nodes, adopt_epoch, &rr);
+	if (rr.recovered || rr.failed || state_bad)
+		info("select/orrery: rebuilt %zu running jobs from their ORR1: records, %zu could not be%s%s%s",
+		     rr.recovered, rr.failed, rr.failed ? " (first: " : "",
+		     rr.failed ? rr.first_failure : "", rr.failed ? ")" : "");
+	return rr.recovered;
+}
+
 /* Make g.cluster match the current topology and orrery.conf.  false: run
  * as plain cons_tres (logged once per reconfigure). */
 static bool ensure_cluster_locked(void)
@@ -519,6 +479,8 @@ static bool ensure_cluster_locked(void)
 	size_t dropped = 0;
 	uint64_t sig, c0;
 	const char *missing;
+	bool loaded = false, state_bad = false;
+	size_t recovered;
 
 	if (!conf_ok || ocnf.mode == ORRERY_MODE_OFF)
 		return false;
@@ -582,23 +544,29 @@ static bool ensure_cluster_locked(void)
 				      slurm_conf.state_save_location);
 	if (access(g.state_path, F_OK) == 0) {
 		if (orrery_cluster_load(g.cluster, g.state_path, &dropped,
-					&err))
-			error("select/orrery: %s: %s; starting with no running jobs",
+					&err)) {
+			error("select/orrery: %s: %s; rebuilding the running jobs from slurmctld's records",
 			      g.state_path, err.message);
-		else
+			state_bad = true;
+		} else {
+			loaded = true;
 			info("select/orrery: restored %zu jobs from %s (%zu dropped: nodes left the topology)",
 			     orrery_cluster_job_count(g.cluster), g.state_path,
 			     dropped);
-	} else {
+		}
+	}
+	if (!loaded)
 		orrery_cluster_set_epoch_us(g.cluster,
 					    (int64_t) time(NULL) * 1000000);
-	}
+	recovered = recover_locked(!loaded, state_bad);
 	info("select/orrery: topology of %d switches, %zu nodes; epoch %"PRId64" us",
 	     switch_record_cnt, g.orr_nodes,
 	     orrery_cluster_epoch_us(g.cluster));
 	g.build_failed = false;
 	g.build_sig = sig;
 	reconcile_locked();
+	if (recovered)
+		save_state_locked();
 	stats.build_cpu_ns += cpu_ns() - c0;
 	return true;
 fail:
