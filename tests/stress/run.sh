@@ -421,7 +421,7 @@ if want restart; then
 		sp_wait_for 30 is_running "$n"
 		check "$bad_state state: new job $n scheduled${pin_nodes:+ on $pin_nodes}" is_running "$n"
 		if [ -z "$QUERY" ] || [ -z "$pin_nodes" ]; then
-			echo "skip - $bad_state state: no node set where the rebuilt jobs force a shift${QUERY:+ }${QUERY:-: no orrery-query}"
+			echo "skip - $bad_state state: new job against the rebuilt jobs: ${QUERY:+no node set where they force a shift}${QUERY:-no orrery-query}"
 		else
 			sn=$(orr "$n" shift_us)
 			qs=$(q_shift "$(field "$n" NodeList)" --state "$BASE/state/orrery_state.before-$bad_state")
