@@ -2,15 +2,21 @@
 # Capture from a run: the training-loop driver over the stand-in libnccl
 # (tests/runtime/fake-nccl, FAKE_NCCL_GBPS=8: a collective of B bytes
 # takes 20 us + B*8/8000 us), under the NCCL interposer with a slot grid
-# (period 100 ms) and record mode.  Each iteration: 20 ms of compute, the
-# first burst of 3 all-reduces of 4 MB (3 x 4 ms), 30 ms of compute, the
-# second burst: 74 ms of work in a 100 ms period.  ORRERY_PHASE_SPAN_US
-# (the profile's communication span, as the SPANK plugin exports it) is
-# 60 ms: the interposer gates a burst that starts 60 ms or more after the
-# last release, so the second burst (at 42 ms) is not gated and the next
-# iteration's first (at 74 ms) is, with room for sleeps that overrun.
-# orrery-capture must find: period 100 ms (the gate's), two phases, the
-# second about 30 ms after the first ends, each with the stand-in's rate
+# (period 200 ms) and record mode.  Each iteration: 40 ms of compute, the
+# first burst of 3 all-reduces of 4 MB (3 x 4 ms), 60 ms of compute, the
+# second burst: 124 ms of work in a 200 ms period.  The slack is for a
+# loaded CI machine: every compute phase and collective is a sleep, and 8
+# late wake-ups an iteration there can add tens of milliseconds; an
+# iteration that misses its slot takes two periods, and a run where many
+# do has no period to find (with 74 ms of work in 100 ms, that happened).
+# ORRERY_PHASE_SPAN_US (the profile's communication span, as the SPANK
+# plugin exports it) is 100 ms: the interposer gates a burst that starts
+# 100 ms or more after the last phase began, so the second burst (at
+# 72 ms) is not gated and the next iteration's first (at 124 ms) is; late
+# wake-ups only delay bursts, which can push the second one 28 ms before
+# it would be taken for a new phase.
+# orrery-capture must find: period 200 ms (the gate's), two phases, the
+# second about 60 ms after the first ends, each with the stand-in's rate
 # (8 Gbit/s at most; n=2 so the all-reduce factor is 1); and the SPANK
 # plugin's validation must accept the file.
 set -u -o pipefail
@@ -48,12 +54,13 @@ mbps() {
 	echo "$1" | awk '/Gbps$/ { print ($0 + 0) * 1000; next } /Mbps$/ { print $0 + 0; next } { print "NaN" }'
 }
 
+. "$(dirname "$0")/../lib/rt.sh"
 epoch=$(( $(date +%s%N) / 1000 ))
-env -u ORRERY_RUNTIME_STATS -u ORRERY_GATE -u ORRERY_PHASE_OFFSET_US \
+$RTPRIO env -u ORRERY_RUNTIME_STATS -u ORRERY_GATE -u ORRERY_PHASE_OFFSET_US \
 	LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} LD_PRELOAD=$GATE \
-	ORRERY_PERIOD_US=100000 ORRERY_EPOCH_US=$epoch ORRERY_SHIFT_US=20000 \
-	ORRERY_PHASE_SPAN_US=60000 ORRERY_RECORD=$tmp/run RANK=0 FAKE_NCCL_GBPS=8 \
-	"$LOOP" -n 30 -c 20000 -k 3 -b 4000000 -s 30000 -o "$tmp/loop.txt" \
+	ORRERY_PERIOD_US=200000 ORRERY_EPOCH_US=$epoch ORRERY_SHIFT_US=20000 \
+	ORRERY_PHASE_SPAN_US=100000 ORRERY_RECORD=$tmp/run RANK=0 FAKE_NCCL_GBPS=8 \
+	"$LOOP" -n 30 -c 40000 -k 3 -b 4000000 -s 60000 -o "$tmp/loop.txt" \
 	>"$tmp/loop.log" 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok "driver ran 30 iterations under the interposer" ||
@@ -67,14 +74,14 @@ else
 		ok "orrery-capture makes a profile"
 		sed 's/^/  | /' "$tmp/out"
 		f=$tmp/fake.profile
-		within "period (us)" "$(us "$(key "$f" profile period)")" 99000 101000
+		within "period (us)" "$(us "$(key "$f" profile period)")" 198000 202000
 		within "phases" "$(grep -c '^\[phase\.' "$f")" 2 2
 		# Sleeps overrun on a loaded machine: durations only grow, and
 		# the demand (bytes over duration) only falls below 8 Gbit/s.
 		d0=$(us "$(key "$f" phase.0 duration)")
 		within "phase 0 duration (us), 3 x 4 ms" "$d0" 12000 30000
-		within "phase 1 offset (us), 30 ms after phase 0" \
-			"$(us "$(key "$f" phase.1 offset)")" 38000 $((d0 + 45000))
+		within "phase 1 offset (us), 60 ms after phase 0" \
+			"$(us "$(key "$f" phase.1 offset)")" 68000 $((d0 + 75000))
 		for n in 0 1; do
 			dm=$(mbps "$(key "$f" phase.$n demand)")
 			du=$(us "$(key "$f" phase.$n duration)")

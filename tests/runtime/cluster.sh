@@ -9,11 +9,11 @@
 # epoch = submission); the prolog relays them; each task gets ORRERY_*,
 # ORRERY_PHASE_OFFSET_US and the admin's liborrery-nccl.so in LD_PRELOAD;
 # the training-like loop over the stand-in libnccl then releases its
-# collectives on the job's slots.  Stated tolerance (releases.awk): every
-# iteration's first collective after its slot and less than half a period
-# after it, iterations on consecutive slots, at least 80% within 10 ms
-# (period/10, the gate's own late tolerance); the other collectives go at
-# once.
+# collectives on the job's slots.  Stated tolerance (releases.awk): at
+# least 80% of the iterations' first collectives within 10 ms after their
+# slot (period/10, the gate's own late tolerance), at most 20% anomalous
+# (half a period late, on the previous slot, a skipped slot), and 80% of
+# the other collectives at once.
 #
 # Usage: tests/runtime/cluster.sh [--build-dir DIR] [--state-dir DIR]
 #                                 [--port-base P] [--keep]
@@ -63,7 +63,7 @@ envval() { sed -n "s/^$2=//p" "$1"; }
 
 # ------------------------------------------------------------------ tests
 t_gated() {
-	local rc r problems="" res period epoch shift offset envf
+	local rc r problems="" res period epoch shift offset envf ph
 	timeout 120 srun -J rt-gated -N2 --ntasks-per-node=1 --comm-profile="$PROFILE" \
 		--comm-gate=auto "$OUT/task.sh" gated >"$OUT/gated.out" 2>"$OUT/gated.err"
 	rc=$?
@@ -89,9 +89,12 @@ t_gated() {
 	for r in 0 1; do
 		res=$(awk -v period="$period" -v base=$((epoch + offset + shift)) -v tol=$((period / 10)) \
 			-f "$HERE/releases.awk" "$OUT/gated.loop.$r" 2>&1)
-		[ "$(sed -n 's/^phases=//p' "$OUT/gated.stats.$r" 2>/dev/null)" = 10 ] ||
+		# 10 iterations: 10 phases, up to 2 more where a task kept off
+		# the CPU past the phase gap opened one (as in nccl.sh).
+		ph=$(sed -n 's/^phases=//p' "$OUT/gated.stats.$r" 2>/dev/null)
+		[ -n "$ph" ] && [ "$ph" -ge 10 ] && [ "$ph" -le 12 ] ||
 			res="$res
-problem: stats file $OUT/gated.stats.$r: phases=$(sed -n 's/^phases=//p' "$OUT/gated.stats.$r" 2>/dev/null), want 10"
+problem: stats file $OUT/gated.stats.$r: phases=${ph:-none}, want 10 (at most 12)"
 		if echo "$res" | grep -q '^problem'; then
 			not_ok "rank $r: collectives released on the job's slots (period $period, shift $shift, offset $offset)" \
 				$(echo "$res" | head -n 6 | tr ' ' '_') "$(grep orrery "$OUT/gated.err" | head -n 4)"
