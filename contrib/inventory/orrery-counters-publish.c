@@ -15,10 +15,20 @@
  * Steps: wait until slurmctld's job-complete record has reached slurmdbd
  * (it carries slurmctld's AdminComment and would overwrite ours), merge
  * this node's token into the stored AdminComment (replacing only this
- * node's earlier token, keeping every other tool's), write it, then read it
- * back after a random pause and write again if a concurrent epilog of
- * another node overwrote it.  Gives up after a deadline with one line on
- * stderr (slurmd's log).  Never touches anything but this job's row.
+ * node's earlier token, keeping every other tool's), write it, and keep
+ * reading it back until it has stayed there for SETTLE_S, writing again
+ * whenever it is gone.
+ *
+ * Why the settle time: the epilogs of all the job's nodes publish at the
+ * same moment, and slurmdbd offers no compare-and-swap on AdminComment,
+ * so each publisher's read-merge-write can overwrite a token another one
+ * wrote between its read and its write.  A publisher that left as soon as
+ * it saw its token once lost it to such a late writer.  A writer's read
+ * precedes its write by one slurmdbd round trip (milliseconds); a token
+ * that is still there SETTLE_S after it was first seen has outlived every
+ * write that could have been based on a read made before it.  Gives up
+ * after a deadline with one line on stderr (slurmd's log).  Never touches
+ * anything but this job's row.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,8 +44,9 @@
 #include "counters.h"
 
 #define DEADLINE_S     120	/* give up after this long                  */
-#define VERIFY_ROUNDS  6	/* write-then-read-back attempts            */
-#define COMMENT_MAX    60000	/* admin_comment is a TEXT column (64 KiB) */
+#define WRITE_ROUNDS   30	/* merges written at most                    */
+#define SETTLE_S       4	/* our token seen unchanged this long: done  */
+#define COMMENT_MAX    60000	/* admin_comment is a TEXT column (64 KiB); said in the give-up line */
 
 static const char *prog = "orrery-counters-publish";
 
@@ -119,6 +130,23 @@ static void pause_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Sleep without holding a slurmdbd connection.  Every node of a job that
+ * ends publishes at once, and each open connection holds one of
+ * slurmdbd's database connections (MariaDB's max_connections, 151 by
+ * default): a 1,000-node job's publishers idling connected would starve
+ * slurmctld's own accounting.  Reconnecting costs one authenticated
+ * round trip per poll.
+ */
+static void idle(void **db, long ms)
+{
+	if (*db) {
+		slurmdb_connection_close(db);
+		*db = NULL;
+	}
+	pause_ms(ms);
+}
+
 int main(int argc, char **argv)
 {
 	const char *node, *record, *cluster;
@@ -127,8 +155,10 @@ int main(int argc, char **argv)
 	slurmdb_job_cond_t *c;
 	struct orc_totals t;
 	char nbuf[ORC_DEV_MAX];
-	time_t deadline = time(NULL) + DEADLINE_S;
+	time_t t0 = time(NULL), deadline = t0 + DEADLINE_S;
 	void *db = NULL;
+	time_t seen = 0;	/* when our token was first seen in place */
+	const char *why = "not tried";	/* what stopped the last round */
 	int rounds = 0, rc = 1;
 
 	if (argc < 4 || argc > 5) {
@@ -151,42 +181,49 @@ int main(int argc, char **argv)
 	slurm_init(NULL);
 	if (!(c = job_cond((uint32_t) id, cluster)))
 		return 1;
-	while (time(NULL) < deadline && rounds < VERIFY_ROUNDS) {
+	while (time(NULL) < deadline && rounds < WRITE_ROUNDS) {
 		char *merged;
 		slurmdb_job_rec_t *rec;
 		List ret;
 		int found;
 
 		if (!db && !(db = slurmdb_connection_get(NULL))) {
-			pause_ms(2000);
+			why = "slurmdbd not reachable";
+			pause_ms(1000 + random() % 2000);	/* slurmdbd busy */
 			continue;
 		}
 		free(old);
 		found = stored_comment(db, c, (uint32_t) id, &old);
 		if (found < 0) {
-			slurmdb_connection_close(&db);
-			db = NULL;
-			pause_ms(1000);
+			why = "job not readable from slurmdbd";
+			idle(&db, 1000 + random() % 1000);
 			continue;
 		}
 		if (found == 0) {	/* job-complete record not there yet */
-			pause_ms(1000);
+			why = "job not finished in accounting";
+			idle(&db, 700 + random() % 600);
 			continue;
 		}
 		if (contains_token(old, record)) {
-			rc = 0;
-			break;
+			if (!seen)
+				seen = time(NULL);
+			if (time(NULL) - seen >= SETTLE_S) {
+				rc = 0;
+				break;
+			}
+			idle(&db, 400 + random() % 400);
+			continue;
 		}
+		seen = 0;	/* not there (yet, or again): merge and write */
+		why = "overwritten by other writers";
 		/* slurmdbd writes the value into SQL unescaped. */
 		if (strpbrk(old, "'\\\"")) {
-			fprintf(stderr, "%s: job %lu: stored AdminComment has quotes or backslashes; not modified\n",
-				prog, id);
+			why = "the stored AdminComment has quotes or backslashes (not modified)";
 			break;
 		}
 		merged = orc_comment_merge(old, node, record);
 		if (!merged || strlen(merged) > COMMENT_MAX) {
-			fprintf(stderr, "%s: job %lu: AdminComment would exceed %d bytes; node %s's record dropped\n",
-				prog, id, COMMENT_MAX, node);
+			why = "AdminComment would exceed 60000 bytes";
 			free(merged);
 			break;
 		}
@@ -208,14 +245,19 @@ int main(int argc, char **argv)
 			slurmdb_connection_commit(db, 0);
 		}
 		rounds++;
-		/* Another node's epilog may have read before our write and
-		 * write after it: look again after a random pause. */
-		pause_ms(200 + random() % 800);
+		/* Spread the concurrent publishers' retries apart. */
+		idle(&db, 100 + random() % 600);
 	}
-	if (rc != 0 && !(old && contains_token(old, record)))
-		fprintf(stderr, "%s: job %lu: node %s's counters not recorded (%s)\n",
-			prog, id, node, time(NULL) >= deadline ?
-			"job not finished in accounting in time" : "gave up");
+	if (rc == 0)
+		fprintf(stderr, "%s: job %lu: node %s's counters recorded (%d writes, %ld s)\n",
+			prog, id, node, rounds, (long) (time(NULL) - t0));
+	else if (seen)
+		fprintf(stderr, "%s: job %lu: node %s's counters in place, not settled when it stopped (%d writes)\n",
+			prog, id, node, rounds);
+	else
+		fprintf(stderr, "%s: job %lu: node %s's counters not recorded: %s%s after %ld s and %d writes\n",
+			prog, id, node, why, rounds >= WRITE_ROUNDS ? " too often" : "",
+			(long) (time(NULL) - t0), rounds);
 	free(old);
 	job_cond_free(c);
 	if (db)

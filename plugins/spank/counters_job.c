@@ -8,7 +8,8 @@
  * counters left out) and hand the ORRC1: record to counters_publisher,
  * detached, which adds it to the job's AdminComment in the accounting
  * database once the job's completion has reached it (the job is already
- * finished here: slurmctld no longer accepts updates).  The epilog never
+ * finished here: slurmctld no longer accepts updates), and writes one
+ * line on how that went to RUNTIME_DIR/publish.log.  The epilog never
  * waits for accounting and never fails: a node is not drained for a
  * statistic.  See orrery-counters(7).
  */
@@ -129,8 +130,35 @@ static int take_snapshot(const char *path, struct orc_sample *s)
 	return 1;
 }
 
-/* Start the publisher in its own session and do not wait for it. */
-static void publish(uint32_t id, const char *node, const char *record)
+/* The publisher's standard error: DIR/publish.log, root's, appended,
+ * started afresh past PUBLISH_LOG_MAX.  -1: /dev/null instead. */
+#define PUBLISH_LOG_MAX (256 * 1024)
+static int publish_log(const char *dir)
+{
+	char path[OSP_PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/publish.log", dir) >= (int) sizeof(path))
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > PUBLISH_LOG_MAX && ftruncate(fd, 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Start the publisher in its own session and do not wait for it; its
+ * one outcome line goes to DIR/publish.log. */
+static void publish(uint32_t id, const char *node, const char *record,
+		    const char *dir)
 {
 	const char *cluster = getenv("SLURM_CLUSTER_NAME");
 	const char *conf = getenv("SLURM_CONF");
@@ -168,8 +196,13 @@ static void publish(uint32_t id, const char *node, const char *record)
 			_exit(0);
 		fd = open("/dev/null", O_RDWR);
 		if (fd >= 0) {
+			int lfd = publish_log(dir);
+
 			dup2(fd, 0);
 			dup2(fd, 1);
+			dup2(lfd >= 0 ? lfd : fd, 2);
+			if (lfd > 2)
+				close(lfd);
 			if (fd > 2)
 				close(fd);
 		}
@@ -206,7 +239,7 @@ int osp_counters_epilog(spank_t sp, uint32_t id)
 			    osp_conf.counters_publisher, strerror(errno));
 		goto out;
 	}
-	publish(id, node, rec);
+	publish(id, node, rec, dir);
 out:
 	free(a);
 	free(b);

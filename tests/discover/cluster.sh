@@ -74,7 +74,7 @@ else
 	CLUSTER_SELECT=(--select cons_tres)
 fi
 
-cs_up dc "select $SELECT" --leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
+cs_up dc "select $SELECT" --leaf-size 2 --gpus-per-node 8 --cpus-per-node 32 --spank-plugin "$PLUGIN" \
 	"${CLUSTER_SELECT[@]}" --spank-args "$SPANK_ARGS"
 
 
@@ -129,7 +129,8 @@ if [ "$(cut -d'|' -f1-5,10-16 <<<"$row")" = "$want" ] &&
    [[ $(cut -d'|' -f17 <<<"$row") == period=100ms* ]]; then
 	ok "3-node job: orrery-sacct sums the nodes' congestion deltas (wrap and reset included)"
 else
-	not_ok "3-node job: orrery-sacct sums the nodes' congestion deltas" "got:  $row" "want: $want"
+	not_ok "3-node job: orrery-sacct sums the nodes' congestion deltas" "got:  $row" "want: $want" \
+		"$(grep -h "job $J1:" "$STATE"/spool/node0*/orrery/publish.log 2>/dev/null)"
 fi
 admin=$(timeout 10 sacct -n -X -P -j "$J1" -o AdminComment)
 n_rec=$(tr ' ' '\n' <<<"$admin" | grep -c '^ORRC1:node=node0[1-3],')
@@ -194,4 +195,55 @@ if [ "$SELECT" = orrery ]; then
 	else
 		not_ok "orrery.conf with orrery-inventory's snippet is accepted" "$(grep 'select/orrery' "$log" | head -n 5)"
 	fi
+fi
+
+# 20 multi-node jobs that end at the same moment: every node's epilog
+# publishes at once, racing for each job's AdminComment in slurmdbd.
+# Every node of every job must have exactly one ORRC1: token.
+GO=$OUT/burst.go
+rm -f "$GO"
+burst=()
+for i in $(seq 20); do
+	id=$(timeout 20 sbatch --parsable -J dc-burst -N$((2 + i % 2)) --ntasks-per-node=1 -c1 \
+		-o /dev/null --wrap "while [ ! -e $GO ]; do sleep 0.2; done" 2>>"$OUT/burst.err")
+	[ -n "$id" ] && burst+=("$id")
+done
+running() { [ "$(timeout 10 squeue -h -t R -n dc-burst -o %i | wc -l)" -eq ${#burst[@]} ]; }
+deadline=$(( $(date +%s) + 120 ))
+until running || [ "$(date +%s)" -ge "$deadline" ]; do sleep 1; done
+if [ ${#burst[@]} -eq 20 ] && running; then
+	ok "20 multi-node jobs running at once"
+else
+	not_ok "20 multi-node jobs running at once" "submitted ${#burst[@]}" "$(cat "$OUT/burst.err")" \
+		"$(timeout 10 squeue -h -n dc-burst -o '%i %T %R' | head -n 5)"
+fi
+touch "$GO"
+for id in "${burst[@]}"; do cs_wait_job "$id" 90 >/dev/null; done
+# Each job's missing nodes (its NodeList less the nodes with one ORRC1:
+# token), until none is missing or the publishers' deadline has passed.
+missing_nodes() {
+	local id=$1 nl admin n
+	nl=$(timeout 10 sacct -n -X -P -j "$id" -o NodeList)
+	admin=$(timeout 10 sacct -n -X -P -j "$id" -o AdminComment)
+	for n in $(scontrol show hostnames "$nl"); do
+		[ "$(tr ' ' '\n' <<<"$admin" | grep -c "^ORRC1:node=$n,")" -eq 1 ] || printf '%s ' "$n"
+	done
+}
+deadline=$(( $(date +%s) + 150 ))
+while :; do
+	lost=""
+	for id in "${burst[@]}"; do
+		m=$(missing_nodes "$id")
+		[ -n "$m" ] && lost="$lost $id:[${m% }]"
+	done
+	[ -z "$lost" ] || [ "$(date +%s)" -ge "$deadline" ] && break
+	sleep 3
+done
+n_pub=$(cat "$STATE"/spool/node0*/orrery/publish.log 2>/dev/null | grep -c ' counters recorded (')
+echo "# publishers: $n_pub 'recorded' lines; writes per publisher: $(sed -n 's/.* counters recorded (\([0-9]*\) writes.*/\1/p' "$STATE"/spool/node0*/orrery/publish.log 2>/dev/null | sort -n | uniq -c | awk '{ printf "%sx%s ", $1, $2 }')"
+if [ ${#burst[@]} -eq 20 ] && [ -z "$lost" ]; then
+	ok "20 jobs ended at once: every node's ORRC1: record reached each job's AdminComment exactly once"
+else
+	not_ok "20 jobs ended at once: every node's ORRC1: record in AdminComment exactly once" \
+		"missing:$lost" "$(grep -hv ' counters recorded ' "$STATE"/spool/node0*/orrery/publish.log 2>/dev/null | tail -n 8)"
 fi
