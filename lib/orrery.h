@@ -359,6 +359,15 @@ size_t orrery_cluster_job_nodes(const orrery_cluster_t *c, uint32_t job_id,
  * has are dropped and counted in *dropped (may be NULL). */
 int orrery_cluster_save(const orrery_cluster_t *c, const char *path,
 			orrery_error_t *err);
+/* The same in two steps, for a caller that must not wait for the disk
+ * where it holds its locks (select/orrery inside slurmctld): the file's
+ * text (malloc()ed, NUL-terminated; *len may be NULL), serialised in
+ * memory, and its atomic, durable write (temporary file, fsync, rename,
+ * fsync of the directory), which may run in another thread. */
+int orrery_cluster_serialise(const orrery_cluster_t *c, char **out,
+			     size_t *len, orrery_error_t *err);
+int orrery_state_write(const char *path, const char *data, size_t len,
+		       orrery_error_t *err);
 int orrery_cluster_load(orrery_cluster_t *c, const char *path,
 			size_t *dropped, orrery_error_t *err);
 

@@ -23,10 +23,13 @@ if HAVE_SLURM
 pkglibexec_PROGRAMS = contrib/inventory/orrery-counters-publish
 contrib_inventory_orrery_counters_publish_SOURCES = \
 	contrib/inventory/orrery-counters-publish.c \
-	contrib/inventory/counters.c contrib/inventory/counters.h
+	contrib/inventory/counters.c contrib/inventory/counters.h \
+	contrib/inventory/slurmdbd_compat.c
 contrib_inventory_orrery_counters_publish_CPPFLAGS = $(ORRERY_INV_CPPFLAGS) \
 	$(SLURM_CPPFLAGS)
-contrib_inventory_orrery_counters_publish_LDFLAGS = $(SLURM_LDFLAGS)
+contrib_inventory_orrery_counters_publish_LDFLAGS = $(SLURM_LDFLAGS) \
+	-Wl,--dynamic-list=$(top_srcdir)/contrib/inventory/slurmdbd_compat.dynlist
+EXTRA_DIST += contrib/inventory/slurmdbd_compat.dynlist
 contrib_inventory_orrery_counters_publish_LDADD = $(SLURM_LIBS)
 endif
 

@@ -1,4 +1,5 @@
 // C API: cluster state (running jobs, shifts) and its state file.
+#include <cstdlib>
 #include <cstring>
 
 #include "api/guard.hpp"
@@ -174,6 +175,35 @@ int orrery_cluster_save(const orrery_cluster_t *c, const char *path, orrery_erro
 		if (!c || !path || !*path)
 			fail(ORRERY_EINVAL, "orrery_cluster_save: NULL cluster or empty path");
 		c->c->save(path);
+	});
+}
+
+int orrery_cluster_serialise(const orrery_cluster_t *c, char **out, size_t *len,
+			     orrery_error_t *err)
+{
+	return orrery::guard(err, [&] {
+		if (!c || !out)
+			fail(ORRERY_EINVAL, "orrery_cluster_serialise: NULL cluster or output");
+		*out = nullptr;
+		std::string data = c->c->serialise();
+		char *p = static_cast<char *>(std::malloc(data.size() + 1));
+		if (!p)
+			throw std::bad_alloc();
+		std::memcpy(p, data.data(), data.size() + 1);
+		*out = p;
+		if (len)
+			*len = data.size();
+	});
+}
+
+int orrery_state_write(const char *path, const char *data, size_t len,
+		       orrery_error_t *err)
+{
+	return orrery::guard(err, [&] {
+		orrery::fault_point("state_save");
+		if (!path || !*path || (!data && len))
+			fail(ORRERY_EINVAL, "orrery_state_write: empty path or NULL data");
+		orrery::write_state_file(path, data ? data : "", len);
 	});
 }
 

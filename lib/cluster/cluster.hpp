@@ -85,4 +85,7 @@ private:
 	uint64_t version_ = 0;
 };
 
+// The state file's atomic, durable write (state_file.cpp).
+void write_state_file(const std::string &path, const char *data, size_t len);
+
 }  // namespace orrery

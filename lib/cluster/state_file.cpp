@@ -69,9 +69,10 @@ std::string Cluster::serialise() const
 	fail(ORRERY_EIO, what + " '" + path + "': " + std::strerror(e));
 }
 
-void Cluster::save(const std::string &path) const
+// Atomic (temporary file + rename) and durable (fsync of the file and
+// of the directory): a crash leaves the old file or the new one.
+void write_state_file(const std::string &path, const char *data, size_t len)
 {
-	std::string data = serialise();
 	std::string tmpl = path + ".XXXXXX";
 	std::vector<char> tmp(tmpl.begin(), tmpl.end());
 	tmp.push_back('\0');
@@ -86,8 +87,8 @@ void Cluster::save(const std::string &path) const
 	};
 	if (fchmod(fd, 0600) < 0)
 		abandon("cannot set mode 0600 on the temporary file for");
-	for (size_t off = 0; off < data.size();) {
-		ssize_t w = write(fd, data.data() + off, data.size() - off);
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, data + off, len - off);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -116,6 +117,12 @@ void Cluster::save(const std::string &path) const
 		fsync(dfd);
 		close(dfd);
 	}
+}
+
+void Cluster::save(const std::string &path) const
+{
+	std::string data = serialise();
+	write_state_file(path, data.data(), data.size());
 }
 
 size_t Cluster::load(const std::string &path)

@@ -165,14 +165,30 @@ sp_stop_ctld() {
 	wait "$CTLD" 2>/dev/null
 }
 
-# sp_start_slurmds PREFIX NNODES: one `slurmd -N PREFIXi' per node.
+# sp_start_slurmds PREFIX NNODES: one `slurmd -N PREFIXi' per node
+# (their PIDs also in SP_SLURMDS).
+SP_SLURMDS=()
 sp_start_slurmds() {
 	local i
 	for ((i = 1; i <= $2; i++)); do
 		mkdir -p "$BASE/spool/$1$i"
 		slurmd -D -N "$1$i" >>"$BASE/log/slurmd-$1$i.out" 2>&1 &
 		SP_PIDS+=($!)
+		SP_SLURMDS+=($!)
 	done
+}
+
+# sp_stop_slurmds: stop the slurmds sp_start_slurmds started (TERM, and
+# reap them), e.g. before a SelectType change, which slurmd only reads at
+# its start.
+sp_stop_slurmds() {
+	local p
+	for p in "${SP_SLURMDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${SP_SLURMDS[@]}"; do
+		for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		wait "$p" 2>/dev/null
+	done
+	SP_SLURMDS=()
 }
 
 # sp_count_nodes STATES: how many nodes sinfo lists in these states

@@ -29,7 +29,7 @@
 	X(orrery_cluster_opts_default) \
 	X(orrery_cluster_place) \
 	X(orrery_cluster_remove_job) \
-	X(orrery_cluster_save) \
+	X(orrery_cluster_serialise) \
 	X(orrery_cluster_set_epoch_us) \
 	X(orrery_cluster_topology) \
 	X(orrery_eval_free) \
@@ -47,6 +47,7 @@
 	X(orrery_profile_free) \
 	X(orrery_profile_parse) \
 	X(orrery_profile_resolve) \
+	X(orrery_state_write) \
 	X(orrery_topology_add_node) \
 	X(orrery_topology_add_switch) \
 	X(orrery_topology_finalize) \

@@ -25,7 +25,9 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/lib_syms.h \
 	plugins/select/orrery/recover.c \
 	plugins/select/orrery/recover_shift.c \
-	plugins/select/orrery/recover.h
+	plugins/select/orrery/recover.h \
+	plugins/select/orrery/state_saver.c \
+	plugins/select/orrery/state_saver.h
 plugins_select_orrery_select_orrery_cons_tres_la_CPPFLAGS = \
 	$(ORRERY_SELECT_CPPFLAGS) $(GLIB_CFLAGS)
 # Slurm's headers are not -Wextra clean.

@@ -50,6 +50,7 @@
 #include "orrery_ctld.h"
 #include "place_cache.h"
 #include "recover.h"
+#include "state_saver.h"
 
 #include "lib_syms.h"
 
@@ -119,6 +120,9 @@ static struct {
 	/* Model (re)builds: topology, capacities, running jobs restored
 	 * from orrery_state; CPU time of the calling thread. */
 	uint64_t builds, build_cpu_ns;
+	/* Wall time of job_begin (evaluation, record, env, AdminComment,
+	 * handing orrery_state to the saver thread). */
+	uint64_t begin_ns;
 	time_t last_log;
 } stats;
 
@@ -154,11 +158,13 @@ static void log_stats_locked(bool force)
 {
 	time_t now = time(NULL);
 	orr_cache_stats_t cs;
+	uint64_t saves, save_ns;
 
 	if (!force && !orr_debug() && now - stats.last_log < STATS_PERIOD)
 		return;
 	stats.last_log = now;
 	orr_cache_stats(g.cache, &cs);
+	orr_saver_stats(&saves, &save_ns);
 	info("select/orrery: mode=%s profiled_tests=%"PRIu64
 	     " placements=%"PRIu64" narrowed=%"PRIu64" begun=%"PRIu64
 	     " fallbacks=%"PRIu64" jobs=%zu job_tests=%"PRIu64
@@ -169,7 +175,8 @@ static void log_stats_locked(bool force)
 	     " cache_entries=%zu cache_evicted=%"PRIu64
 	     " job_test_cpu_us=%"PRIu64" cons_tres_cpu_us=%"PRIu64
 	     " run_now_cpu_us=%"PRIu64" kept_answers=%"PRIu64
-	     " builds=%"PRIu64" build_cpu_us=%"PRIu64,
+	     " builds=%"PRIu64" build_cpu_us=%"PRIu64
+	     " job_begin_us=%"PRIu64" saves=%"PRIu64" save_us=%"PRIu64,
 	     orrery_mode_name(conf_ok ? ocnf.mode : ORRERY_MODE_OFF),
 	     stats.tested, stats.placements, stats.narrowed, stats.begun,
 	     stats.fallbacks,
@@ -185,7 +192,8 @@ static void log_stats_locked(bool force)
 	     __atomic_load_n(&stats.jt_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     __atomic_load_n(&stats.ct_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     __atomic_load_n(&stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000,
-	     stats.kept, stats.builds, stats.build_cpu_ns / 1000);
+	     stats.kept, stats.builds, stats.build_cpu_ns / 1000,
+	     stats.begin_ns / 1000, saves, save_ns / 1000);
 }
 
 static void fallback(job_record_t *job_ptr, const char *fmt, ...)
@@ -581,25 +589,27 @@ fail:
 	return false;
 }
 
-/* Saves run at every job start and end: a failing one (full disk) is
- * logged once, and again when saving works again. */
+/* At every job start and end: the model's text, serialised here in
+ * memory, goes to the saver thread (state_saver.h), which writes the
+ * newest one; slurmctld never waits for the disk. */
 static void save_state_locked(void)
 {
-	static uint64_t failing;
+	static bool serialise_failed;
 	orrery_error_t err = { 0 };
+	char *data = NULL;
+	size_t len = 0;
 
 	if (!g.cluster || !g.state_path)
 		return;
-	if (orrery_cluster_save(g.cluster, g.state_path, &err)) {
-		if (!failing++)
+	if (orrery_cluster_serialise(g.cluster, &data, &len, &err)) {
+		if (!serialise_failed)
 			error("select/orrery: cannot save %s: %s (not logged again until a save succeeds)",
 			      g.state_path, err.message);
+		serialise_failed = true;
 		return;
 	}
-	if (failing)
-		info("select/orrery: saved %s again after %"PRIu64" failed saves",
-		     g.state_path, failing);
-	failing = 0;
+	serialise_failed = false;
+	orr_saver_submit(g.state_path, data, len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -752,6 +762,7 @@ void orrery_ctld_fini(void)
 	slurm_mutex_lock(&lock);
 	log_stats_locked(true);
 	save_state_locked();
+	orr_saver_stop();	/* written before slurmctld exits */
 	drop_cluster_locked();
 	orr_cache_free(g.cache);
 	g.cache = NULL;
@@ -1203,6 +1214,8 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	double smin;
 	int cnt;
 
+	uint64_t t0 = now_ns();
+
 	slurm_mutex_lock(&lock);
 	bump_version_locked();	/* cons_tres allocated: any job */
 	if (!(spec = job_profile_spec(job_ptr)) || !ensure_cluster_locked() ||
@@ -1273,6 +1286,7 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	     job_ptr, names, period, shift, smin);
 	xfree(names);
 out:
+	stats.begin_ns += now_ns() - t0;
 	log_stats_locked(false);
 	slurm_mutex_unlock(&lock);
 	free(rec);

@@ -1,0 +1,139 @@
+/*
+ * state_saver.c - the orrery_state writer thread (state_saver.h).
+ */
+#include "config.h"	/* Slurm's */
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+#include "src/common/log.h"
+
+#include "lib_syms.h"
+#include "state_saver.h"
+
+static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static pthread_t thread;
+static bool running, stopping;
+static char *pending, *pending_path;	/* newest text not yet written */
+static size_t pending_len;
+static uint64_t n_saves, ns_saves, failing;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/* One save, outside `mtx'.  A failing save (full disk) is logged once,
+ * and again when saving works again. */
+static void write_one(const char *path, const char *data, size_t len)
+{
+	orrery_error_t err = { 0 };
+	uint64_t t0 = mono_ns();
+	int rc = orrery_state_write(path, data, len, &err);
+
+	pthread_mutex_lock(&mtx);
+	n_saves++;
+	ns_saves += mono_ns() - t0;
+	if (rc) {
+		if (!failing++)
+			error("select/orrery: cannot save %s: %s (not logged again until a save succeeds)",
+			      path, err.message);
+	} else {
+		if (failing)
+			info("select/orrery: saved %s again after %"PRIu64" failed saves",
+			     path, failing);
+		failing = 0;
+	}
+	pthread_mutex_unlock(&mtx);
+}
+
+static void *saver(void *arg)
+{
+	(void) arg;
+	pthread_mutex_lock(&mtx);
+	for (;;) {
+		while (!pending && !stopping)
+			pthread_cond_wait(&cond, &mtx);
+		if (!pending)
+			break;	/* stopping, nothing left */
+		{
+			char *data = pending, *path = pending_path;
+			size_t len = pending_len;
+
+			pending = pending_path = NULL;
+			pthread_mutex_unlock(&mtx);
+			write_one(path, data, len);
+			free(data);
+			free(path);
+			pthread_mutex_lock(&mtx);
+		}
+	}
+	pthread_mutex_unlock(&mtx);
+	return NULL;
+}
+
+void orr_saver_submit(const char *path, char *data, size_t len)
+{
+	char *p = strdup(path);
+
+	if (!p) {
+		free(data);
+		return;
+	}
+	pthread_mutex_lock(&mtx);
+	free(pending);
+	free(pending_path);
+	pending = data;
+	pending_path = p;
+	pending_len = len;
+	if (!running) {
+		stopping = false;
+		if (pthread_create(&thread, NULL, saver, NULL) == 0) {
+			running = true;
+		} else {
+			/* No thread: write here, as before. */
+			pending = pending_path = NULL;
+			pthread_mutex_unlock(&mtx);
+			error("select/orrery: cannot start the state saver thread; saving in the scheduler");
+			write_one(p, data, len);
+			free(data);
+			free(p);
+			return;
+		}
+	}
+	pthread_cond_signal(&cond);
+	pthread_mutex_unlock(&mtx);
+}
+
+void orr_saver_stop(void)
+{
+	pthread_mutex_lock(&mtx);
+	if (!running) {
+		pthread_mutex_unlock(&mtx);
+		return;
+	}
+	stopping = true;
+	pthread_cond_signal(&cond);
+	pthread_mutex_unlock(&mtx);
+	pthread_join(thread, NULL);	/* after it wrote what was pending */
+	pthread_mutex_lock(&mtx);
+	running = false;
+	pthread_mutex_unlock(&mtx);
+}
+
+void orr_saver_stats(uint64_t *saves, uint64_t *save_ns)
+{
+	pthread_mutex_lock(&mtx);
+	*saves = n_saves;
+	*save_ns = ns_saves;
+	pthread_mutex_unlock(&mtx);
+}
