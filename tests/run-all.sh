@@ -88,8 +88,8 @@ step "sanitizers: ASan + UBSan build of liborrery, plugins' testable parts, tool
 "$top/tests/sanitize/run.sh" --build "$build/sanitize"
 record "sanitizers (ASan+UBSan)" $?
 
-step "fuzzers: libFuzzer + ASan/UBSan, ${ORRERY_FUZZ_SECONDS:-30} s per target"
-"$top/tests/fuzz/run.sh" --seconds "${ORRERY_FUZZ_SECONDS:-30}" --build "$build/fuzz"
+step "fuzzers: libFuzzer + ASan/UBSan, 10^6 executions per target (at most ${ORRERY_FUZZ_SECONDS:-300} s)"
+"$top/tests/fuzz/run.sh" --execs 1000000 --seconds "${ORRERY_FUZZ_SECONDS:-300}" --build "$build/fuzz"
 record "fuzzers" $?
 
 step "make distcheck"
@@ -124,7 +124,7 @@ if [ $skip_cluster -eq 0 ]; then
 		"$top/tests/select/run.sh" "$plugins"
 		record "select plugin" $?
 		step "select plugin under faults, kill -9 restarts, bad state files and a job burst"
-		"$top/tests/stress/run.sh" "$plugins"
+		"$top/tests/stress/run.sh" --jobs 1000 "$plugins"
 		record "stress" $?
 	else
 		echo "select plugin not built: its cluster suites did not run"

@@ -3,10 +3,12 @@
 # for a bounded time on its seed corpus; then replay every saved crash
 # reproducer (tests/fuzz/regress/<target>/), which must no longer crash.
 #
-#   tests/fuzz/run.sh [--seconds N] [--jobs J] [--build DIR] [--keep] [TARGET...]
+#   tests/fuzz/run.sh [--seconds N] [--execs E] [--jobs J] [--build DIR] [--keep] [TARGET...]
 #
 #   --seconds N  fuzzing time per target (default 20; `make fuzz-long`
-#                and the nightly idea use 3600)
+#                and the nightly idea use 3600); with --execs, the cap
+#   --execs E    fuzz each target until E executions (CI: 1000000), at
+#                most --seconds; a target stopped by the cap is named
 #   --jobs J     targets fuzzed at once (default 2)
 #   --build DIR  objects, binaries and the grown corpora (default
 #                _build/fuzz); the seed corpora in the repository are
@@ -19,6 +21,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 seconds=20
+execs_goal=0
 jobs=2
 build=$top/_build/fuzz
 keep=0
@@ -26,6 +29,7 @@ targets=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seconds) seconds=$2; shift 2 ;;
+	--execs) execs_goal=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
@@ -124,7 +128,8 @@ max_len() {
 	esac
 }
 run_one() {  # TARGET -> writes log/TARGET.result
-	local t=$1 log=$build/log/$1.log dict=() rc=0 regress=()
+	local t=$1 log=$build/log/$1.log dict=() rc=0 regress=() runs=()
+	[ "$execs_goal" -gt 0 ] && runs=(-runs="$execs_goal")
 	mkdir -p "$build/corpus/$t"
 	[ -f "$here/dict/$t.dict" ] && dict=(-dict="$here/dict/$t.dict")
 	# Replay the fixed crashes first: each must pass.
@@ -136,30 +141,39 @@ run_one() {  # TARGET -> writes log/TARGET.result
 	fi
 	if [ $rc -eq 0 ]; then
 		"$build/bin/$t" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
+			"${runs[@]}" \
 			-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 			-artifact_prefix="$build/artifacts/$t-" "${dict[@]}" \
 			"$build/corpus/$t" "$here/corpus/$t" > "$log" 2>&1 || rc=2
 	fi
-	local execs
+	local execs secs
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" 2>/dev/null | tail -n 1)
-	echo "$rc ${execs:-0} ${#regress[@]}" > "$build/log/$t.result"
+	secs=$(sed -n 's/.*Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" 2>/dev/null | tail -n 1)
+	echo "$rc ${execs:-0} ${#regress[@]} ${secs:-$seconds}" > "$build/log/$t.result"
 }
 export -f run_one max_len
-export seconds here
+export seconds here execs_goal
 
-echo "fuzz: ${#targets[@]} targets, $seconds s each, $jobs at a time"
+if [ "$execs_goal" -gt 0 ]; then
+	echo "fuzz: ${#targets[@]} targets, $execs_goal executions each (at most $seconds s), $jobs at a time"
+else
+	echo "fuzz: ${#targets[@]} targets, $seconds s each, $jobs at a time"
+fi
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}'
 
 passed=0
 failed=0
 total_execs=0
 for t in "${targets[@]}"; do
-	read -r rc execs nreg < "$build/log/$t.result"
+	read -r rc execs nreg secs < "$build/log/$t.result"
 	total_execs=$((total_execs + execs))
 	case $rc in
 	0) passed=$((passed + 1))
-	   printf 'fuzz %-14s %10s executions in %ss, %s reproducers replayed: no crash\n' \
-		   "$t" "$execs" "$seconds" "$nreg" ;;
+	   short=
+	   [ "$execs_goal" -gt 0 ] && [ "$execs" -lt "$execs_goal" ] &&
+		   short=" (stopped by the ${seconds}s cap short of $execs_goal)"
+	   printf 'fuzz %-14s %10s executions in %ss, %s reproducers replayed: no crash%s\n' \
+		   "$t" "$execs" "$secs" "$nreg" "$short" ;;
 	1) failed=$((failed + 1))
 	   echo "fuzz $t: a saved reproducer crashes again:"
 	   grep -E 'ERROR|SUMMARY|fuzz check failed|runtime error' "$build/log/$t.regress.log" | head -n 5 ;;

@@ -81,7 +81,7 @@ static int write_tmp(const char *buf, size_t len, char *path)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[] = "/tmp/orrery-fuzz-state.XXXXXX";
+	char path[64];
 	orrery_error_t err;
 	size_t dropped = 0, before;
 	uint64_t version;
@@ -92,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cluster = make_cluster();
 	if (size == 0)
 		return 0;
+	fuzz_tmp_template(path, sizeof(path), "state");
 	if (data[0] & 1)
 		s = with_checksum(data + 1, size - 1);
 	else
@@ -110,7 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "failed load changed the cluster");
 	} else {
 		size_t n = orrery_cluster_job_count(cluster);
-		char again[] = "/tmp/orrery-fuzz-state2.XXXXXX";
+		char again[64], *text = NULL;
+		size_t len = 0;
 		int fd;
 
 		for (size_t i = 0; i < n; i++) {
@@ -126,12 +128,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t j = 0; j < k && j < 32; j++)
 				FUZZ_CHECK(nodes[j] < 16, "node index %u", nodes[j]);
 		}
-		/* What was loaded saves and loads back to the same jobs. */
+		/* What was loaded saves and loads back to the same jobs (the
+		 * save as select/orrery makes it: serialise, then write). */
+		fuzz_tmp_template(again, sizeof(again), "state2");
 		fd = mkstemp(again);
 		FUZZ_CHECK(fd >= 0, "mkstemp");
 		close(fd);
-		FUZZ_CHECK(!orrery_cluster_save(cluster, again, &err), "save: %s",
+		FUZZ_CHECK(!orrery_cluster_serialise(cluster, &text, &len, &err),
+			   "serialise: %s", err.message);
+		FUZZ_CHECK(!orrery_state_write(again, text, len, &err), "save: %s",
 			   err.message);
+		orrery_free(text);
 		FUZZ_CHECK(!orrery_cluster_load(cluster, again, NULL, &err),
 			   "reload: %s", err.message);
 		FUZZ_CHECK(orrery_cluster_job_count(cluster) == n, "reload count");

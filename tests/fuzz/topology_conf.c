@@ -83,11 +83,13 @@ static int expand(const char *expr, void *ctx,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[] = "/tmp/orrery-fuzz-topo.XXXXXX";
+	char path[64];
 	orrery_topology_t *t = NULL;
 	orrery_error_t err;
-	int fd = mkstemp(path);
-	int rc;
+	int fd, rc;
+
+	fuzz_tmp_template(path, sizeof(path), "topo");
+	fd = mkstemp(path);
 
 	FUZZ_CHECK(fd >= 0, "mkstemp");
 	FUZZ_CHECK(write(fd, data, size) == (ssize_t)size, "write");
