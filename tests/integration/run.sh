@@ -106,7 +106,7 @@ t_bad_option() {
 	err=$(timeout 20 sbatch -J it-bad-opt --comm-profile='period=250ms;up=0ms+80ms@45Gfoo' \
 		--wrap true 2>&1 >/dev/null); rc=$?
 	if [ $rc -ne 0 ] && echo "$err" | grep -q '^sbatch: error: orrery: --comm-profile: .*45Gfoo' &&
-	   no_job_named it-bad-opt; then
+	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named it-bad-opt; then
 		ok "sbatch --comm-profile with a bad unit is rejected, nothing queued"
 	else
 		not_ok "sbatch --comm-profile with a bad unit is rejected, nothing queued" "rc=$rc" "$err"
@@ -117,10 +117,22 @@ t_bad_env() {
 	local err rc
 	err=$(ORRERY_COMM_PROFILE='nosuchmodel' timeout 20 sbatch -J it-bad-env --wrap true 2>&1 >/dev/null); rc=$?
 	if [ $rc -ne 0 ] && echo "$err" | grep -q '^sbatch: error: orrery: ORRERY_COMM_PROFILE: .*nosuchmodel' &&
-	   no_job_named it-bad-env; then
-		ok "a bad ORRERY_COMM_PROFILE is rejected, nothing queued"
+	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named it-bad-env; then
+		ok "a bad ORRERY_COMM_PROFILE is rejected in one line, nothing queued"
 	else
 		not_ok "a bad ORRERY_COMM_PROFILE is rejected, nothing queued" "rc=$rc" "$err"
+	fi
+}
+
+# ORRERY_COMM_PROFILE=@FILE naming a missing file: one line too.
+t_bad_env_file() {
+	local err rc
+	err=$(ORRERY_COMM_PROFILE="@$OUT/no-such.profile" timeout 20 sbatch -J it-bad-envf --wrap true 2>&1 >/dev/null); rc=$?
+	if [ $rc -ne 0 ] && echo "$err" | grep -q '^sbatch: error: orrery: ORRERY_COMM_PROFILE: .*no-such.profile' &&
+	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named it-bad-envf; then
+		ok "ORRERY_COMM_PROFILE=@FILE with a missing file is rejected in one line"
+	else
+		not_ok "ORRERY_COMM_PROFILE=@FILE with a missing file is rejected in one line" "rc=$rc" "$err"
 	fi
 }
 
@@ -398,6 +410,7 @@ submit_precedence
 submit_env
 t_bad_option
 t_bad_env
+t_bad_env_file
 t_file_as_user
 t_unknown_key
 t_missing_plugin

@@ -235,6 +235,26 @@ check_way() {
 	done <<<"$TABLE"
 }
 
+# quiet WAY NODES EXPECT: a profiled job's output (its srun step's
+# environment and whatever slurmstepd printed) has no error line, and
+# ORRERY_GATE is EXPECT ("-": absent, the job is gated).
+quiet() {
+	local way=$1 n=$2 want=$3 jid out got
+	out=$BASE/log/quiet-$way-$n.out
+	jid=$(t sbatch --parsable -N "$n" --comm-profile=resnet50 -o "$out" \
+		--wrap 'srun env | grep "^ORRERY_" | sort -u; sleep 1')
+	sp_wait_for 60 gone "$jid"
+	got=$(sed -n 's/^ORRERY_GATE=//p' "$out" 2>/dev/null | sort -u | tr '\n' ' ')
+	got=${got% }
+	if grep -qi 'error' "$out" 2>/dev/null; then
+		not_ok "$way: -N $n --comm-profile=resnet50: no error line in the job's output" "$(grep -i error "$out" | head -n 3)"
+	else
+		ok "$way: -N $n --comm-profile=resnet50: no error line in the job's output"
+	fi
+	[ "${got:--}" = "$want" ] && ok "$way: -N $n: ORRERY_GATE ${got:-unset} (want $want)" ||
+		not_ok "$way: -N $n: ORRERY_GATE ${got:-unset}, want $want" "$(cat "$out" 2>/dev/null | head -n 12)"
+}
+
 # A broken orrery.conf: every error in one block, once per file text,
 # even across several reconfigures; a profiled job meanwhile runs as
 # under cons_tres and its record says so.
@@ -289,6 +309,7 @@ orrery_conf
 if bring_up select/cons_tres; then
 	ok "cons_tres cluster up"
 	check_way cons_tres
+	quiet cons_tres 2 none:no-slot
 else
 	not_ok "cons_tres cluster up" "$(tail -n 5 "$BASE/log/slurmctld.log" 2>/dev/null)"
 fi
@@ -298,6 +319,8 @@ if bring_up select/orrery_cons_tres; then
 	ok "select/orrery_cons_tres cluster up"
 	check_way orrery
 	check_way profile "--comm-profile=$PROFILE"
+	quiet orrery 1 none:single-node
+	quiet orrery 2 -
 	orrery_conf "$PROFILE"
 	t scontrol reconfigure
 	sleep 1
