@@ -390,6 +390,28 @@ t_cluster_idempotent() {
 	fi
 }
 
+# slurmctld killed with -9: whatever its process is left as (a zombie
+# when nothing reaps it, gone, a stale pid file), `up' says what it found
+# and starts it again, and jobs run.
+t_ctld_killed() {
+	local pid st out rc n
+	pid=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$STATE/run/pids")
+	kill -KILL "$pid" 2>/dev/null
+	for _ in $(seq 50); do
+		st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null)
+		case $st in ''|Z|X) break ;; esac
+		sleep 0.1
+	done
+	echo "# slurmctld $pid after kill -9: ${st:-gone}; pid file $( [ -f "$STATE/run/slurmctld.pid" ] && echo left || echo removed)"
+	out=$("$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 60 2>&1); rc=$?
+	n=$(timeout 60 srun -N 2 hostname 2>/dev/null | wc -l)
+	if [ $rc -eq 0 ] && echo "$out" | grep -q "slurmctld (pid $pid) .*: starting it again" && [ "$n" -eq 2 ]; then
+		ok "orrery-cluster up after kill -9 of slurmctld (${st:-gone}): says so, restarts it, jobs run"
+	else
+		not_ok "orrery-cluster up after kill -9 of slurmctld (${st:-gone}) restarts it" "rc=$rc srun lines=$n" "$out"
+	fi
+}
+
 # Last: `down' stops exactly what `up' started, and frees the ports.
 t_cluster_down() {
 	local pids alive="" p
@@ -423,4 +445,5 @@ t_srun
 t_no_profile
 t_file_ok
 t_sacct
+t_ctld_killed
 t_cluster_down
