@@ -97,6 +97,7 @@ p_contiguous() {
 # Whole nodes: every CPU of the job's nodes is the job's, and o2 (which
 # runs another job) is not among them.
 p_exclusive() {
+	[ "$(t squeue -h -j "$BG" -o %T)" = RUNNING ] || echo "o2's job is not running (the check needs it)"
 	case " $* " in *" o2 "*) echo "shares o2 with another job" ;; esac
 	[ "$CUR_CPUS" -eq $(( $# * 4 )) ] || echo "$CUR_CPUS CPUs on $# nodes (not whole nodes)"
 }
@@ -108,7 +109,7 @@ GresTypes=gpu
 PlugStackConfig=$BASE/etc/plugstack.conf
 MinJobAge=300
 PrologFlags=Alloc
-SchedulerParameters=sched_interval=2
+SchedulerParameters=sched_interval=2,bf_interval=5
 EOF
 	echo "PartitionName=half Nodes=o[5-12] MaxTime=60 State=UP" >>"$BASE/etc/slurm.conf"
 	# Count-only GPUs on /dev/null links, as tests/select/run.sh has them.
@@ -126,10 +127,21 @@ bring_up() {	# bring_up SELECTTYPE
 	sp_wait_for 30 all_idle || return 1
 	t scontrol create reservation ReservationName=optres Nodes=o[9-12] \
 		StartTime=now Duration=60 Users=root Flags=IGNORE_JOBS >/dev/null || return 1
-	BG=$(t sbatch --parsable -w o2 -n1 -c1 -o /dev/null --wrap 'sleep 600')
+	# runs through the phase, until end_phase cancels it (bounded by the sleep
+	# should the suite die first)
+	BG=$(t sbatch --parsable -w o2 -n1 -c1 -t 60 -o /dev/null --wrap 'sleep 3000')
 	running "$BG"
 }
 all_idle() { [ "$(sp_count_nodes idle)" -eq $NNODES ]; }
+no_jobs() { [ -z "$(t squeue -h -o %i 2>/dev/null)" ]; }
+# end_phase: cancel every job and wait until they are gone before the
+# daemons stop: sp_stop_all stops slurmd, not the jobs' slurmstepd, and
+# the next phase reuses job ids from 1.
+end_phase() {
+	t scancel --full -u root 2>/dev/null
+	sp_wait_for 60 no_jobs || echo "# warning: jobs still listed: $(t squeue -h -o %i | tr '\n' ' ')"
+	sp_stop_all
+}
 orrery_conf() {	# orrery_conf [DEFAULT_PROFILE]
 	{
 		printf '[orrery]\nmode=enforce\ncandidates=16\nnode_link=100Gbps\n'
@@ -140,8 +152,9 @@ orrery_conf() {	# orrery_conf [DEFAULT_PROFILE]
 
 # Records of job $1 (all components of a het job, all tasks of an array).
 records() { t scontrol -o show job "$1" 2>/dev/null; }
+# (het jobs are started by the backfill scheduler: bf_interval=5 above)
 running() {
-	local end=$((SECONDS + 30)) r
+	local end=$((SECONDS + 60)) r
 	while [ $SECONDS -lt $end ]; do
 		r=$(records "$1")
 		[ -n "$r" ] && ! grep -vq 'JobState=RUNNING' <<<"$r" && return 0
@@ -313,7 +326,7 @@ if bring_up select/cons_tres; then
 else
 	not_ok "cons_tres cluster up" "$(tail -n 5 "$BASE/log/slurmctld.log" 2>/dev/null)"
 fi
-sp_stop_all
+end_phase
 
 if bring_up select/orrery_cons_tres; then
 	ok "select/orrery_cons_tres cluster up"
@@ -338,6 +351,6 @@ if bring_up select/orrery_cons_tres; then
 else
 	not_ok "select/orrery_cons_tres cluster up" "$(tail -n 5 "$BASE/log/slurmctld.log" 2>/dev/null)"
 fi
-sp_stop_all
+end_phase
 summary
 [ "$FAIL" -eq 0 ]
