@@ -113,27 +113,22 @@ t_bad_option() {
 	fi
 }
 
-t_bad_env() {
-	local err rc
-	err=$(ORRERY_COMM_PROFILE='nosuchmodel' timeout 20 sbatch -J it-bad-env --wrap true 2>&1 >/dev/null); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q '^sbatch: error: orrery: ORRERY_COMM_PROFILE: .*nosuchmodel' &&
-	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named it-bad-env; then
-		ok "a bad ORRERY_COMM_PROFILE is rejected in one line, nothing queued"
+# bad_env NAME VALUE PATTERN WHAT: ORRERY_COMM_PROFILE=VALUE is refused in
+# one line matching PATTERN, and nothing is queued.
+bad_env() {
+	local name=$1 value=$2 pattern=$3 what=$4 err rc
+	err=$(ORRERY_COMM_PROFILE="$value" timeout 20 sbatch -J "$name" --wrap true 2>&1 >/dev/null); rc=$?
+	if [ $rc -ne 0 ] && echo "$err" | grep -q "^sbatch: error: orrery: ORRERY_COMM_PROFILE: .*$pattern" &&
+	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named "$name"; then
+		ok "$what is rejected in one line, nothing queued"
 	else
-		not_ok "a bad ORRERY_COMM_PROFILE is rejected, nothing queued" "rc=$rc" "$err"
+		not_ok "$what is rejected in one line, nothing queued" "rc=$rc" "$err"
 	fi
 }
-
-# ORRERY_COMM_PROFILE=@FILE naming a missing file: one line too.
+t_bad_env() { bad_env it-bad-env nosuchmodel nosuchmodel "a bad ORRERY_COMM_PROFILE"; }
+# @FILE naming a missing file: one line too.
 t_bad_env_file() {
-	local err rc
-	err=$(ORRERY_COMM_PROFILE="@$OUT/no-such.profile" timeout 20 sbatch -J it-bad-envf --wrap true 2>&1 >/dev/null); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q '^sbatch: error: orrery: ORRERY_COMM_PROFILE: .*no-such.profile' &&
-	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named it-bad-envf; then
-		ok "ORRERY_COMM_PROFILE=@FILE with a missing file is rejected in one line"
-	else
-		not_ok "ORRERY_COMM_PROFILE=@FILE with a missing file is rejected in one line" "rc=$rc" "$err"
-	fi
+	bad_env it-bad-envf "@$OUT/no-such.profile" no-such.profile "ORRERY_COMM_PROFILE=@FILE with a missing file"
 }
 
 # The file is read as the submitting user: nobody cannot read root's 0600 file.

@@ -167,20 +167,26 @@ static void test_binary_and_oversized_input(void **state)
 	free(buf);
 }
 
+static size_t count_lines(const char *s)
+{
+	size_t n = 1;
+
+	for (const char *p = s; (p = strchr(p, '\n')); p++)
+		n++;
+	return n;
+}
+
 /* Every bad key of one file in one pass, one line each, up to the cap. */
 static void test_all_errors_in_one_pass(void **state)
 {
 	orrery_conf_t c;
 	char err[ORRERY_CONF_ERR_MAX] = "";
 	GString *many = g_string_new("[orrery]\n");
-	size_t lines = 1;
 
 	assert_int_equal(parse("[orrery]\nmode=sideways\ncandidates=0\nnode_link=fast\n"
 			       "[uplinks]\nlevel0=100Gbps\nlevel0=200Gbps\nlevelx=1Gbps\n"
 			       "[bogus]\n", &c, err), -1);
-	for (const char *p = err; (p = strchr(p, '\n')); p++)
-		lines++;
-	assert_int_equal(lines, 6);
+	assert_int_equal(count_lines(err), 6);
 	assert_non_null(strstr(err, "mode=sideways: expected"));
 	assert_non_null(strstr(err, "candidates=0: expected"));
 	assert_non_null(strstr(err, "node_link=fast: expected"));
@@ -193,10 +199,7 @@ static void test_all_errors_in_one_pass(void **state)
 	for (int i = 0; i < ORRERY_CONF_MAX_ERRORS + 5; i++)
 		g_string_append_printf(many, "typo%d=1\n", i);
 	assert_int_equal(parse(many->str, &c, err), -1);
-	lines = 1;
-	for (const char *p = err; (p = strchr(p, '\n')); p++)
-		lines++;
-	assert_int_equal(lines, ORRERY_CONF_MAX_ERRORS + 1);
+	assert_int_equal(count_lines(err), ORRERY_CONF_MAX_ERRORS + 1);
 	assert_true(g_str_has_suffix(err, "\n(5 more errors)"));
 	g_string_free(many, TRUE);
 }
