@@ -123,6 +123,9 @@ if [ $skip_cluster -eq 0 ]; then
 		step "select plugin: delegation, placement, shifts, restart, fail-open"
 		"$top/tests/select/run.sh" "$plugins"
 		record "select plugin" $?
+		step "Slurm options under a profile: the option table, cons_tres and select/orrery"
+		"$top/tests/options/run.sh" "$plugins"
+		record "options (select/orrery vs cons_tres)" $?
 		step "select plugin under faults, kill -9 restarts, bad state files and a job burst"
 		"$top/tests/stress/run.sh" --jobs 1000 "$plugins"
 		record "stress" $?

@@ -158,6 +158,8 @@ static void read_gate_env(void)
 	if (onoff && strcmp(onoff, "on") != 0) {
 		if (strcmp(onoff, "off") == 0)
 			snprintf(why, wl, "ORRERY_GATE=off");
+		else if (strncmp(onoff, "none:", 5) == 0)	/* spank-orrery(8) */
+			snprintf(why, wl, "no gate for this job (%.40s)", onoff + 5);
 		else
 			snprintf(why, wl, "ORRERY_GATE='%.32s' is neither on nor off", onoff);
 		return;

@@ -9,9 +9,15 @@
  * This tool runs sacct(1) with a fixed argument vector (never a shell),
  * decodes the record with the plugin's own decoder and prints one row per
  * job.  See orrery-sacct(1).
+ *
+ * Two readers: a person (aligned columns, those with no data in any row
+ * hidden, the request first and the long pattern last) and a script
+ * (--parsable: every column, always in the same order, so that fields
+ * can be cut by position).  -o picks columns for either.
  */
 #include <glib.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +25,8 @@
 #include "admin_record.h"
 #include "counters.h"
 
-static char *opt_jobs, *opt_start, *opt_end, *opt_user, *opt_sacct;
+static char *opt_jobs, *opt_start, *opt_end, *opt_user, *opt_sacct,
+	*opt_format;
 static gboolean opt_all, opt_parsable, opt_noheader, opt_only;
 
 static GOptionEntry entries[] = {
@@ -37,21 +44,36 @@ static GOptionEntry entries[] = {
 	  "'|'-separated output, like sacct --parsable2", NULL },
 	{ "noheader", 'n', 0, G_OPTION_ARG_NONE, &opt_noheader,
 	  "no header line", NULL },
-	{ "orrery-only", 'o', 0, G_OPTION_ARG_NONE, &opt_only,
+	{ "orrery-only", 0, 0, G_OPTION_ARG_NONE, &opt_only,
 	  "only jobs orrery placed or measured (ORR1: or ORRC1: records)", NULL },
+	{ "format", 'o', 0, G_OPTION_ARG_STRING, &opt_format,
+	  "columns to print, in this order (names as in the header, any case)",
+	  "LIST" },
 	{ "sacct", 0, 0, G_OPTION_ARG_FILENAME, &opt_sacct,
 	  "sacct program to run (default: sacct on PATH)", "PATH" },
 	{ NULL }
 };
 
+/* --parsable order: scripts cut fields 1..17 by position (tests/discover
+ * among them); new columns go at the end. */
 enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
        C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
-       C_PROFILE, N_COLS };
+       C_PATTERN, C_REQUESTED, C_FALLBACK, N_COLS };
 static const char *headers[N_COLS] = {
-	"JobID", "JobName", "State", "NodeList", "Period", "Shift",
+	"JobID", "JobName", "State", "NodeList", "GatePeriod", "Shift",
 	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
-	"XmitWait", "EcnMarked", "CnpHandled", "CnpSent", "Profile"
+	"XmitWait", "EcnMarked", "CnpHandled", "CnpSent", "Pattern",
+	"Requested", "Fallback"
 };
+/* The default view's order: what was asked, what orrery did with it,
+ * what the network saw; the resolved pattern (long) last. */
+static const int human_order[N_COLS] = {
+	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_PERIOD,
+	C_SHIFT, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN,
+	C_CNPH, C_CNPS, C_PATTERN,
+};
+/* Columns never hidden for lack of data. */
+#define ALWAYS_SHOWN(c) ((c) <= C_NODES)
 /* Column of each counter, in enum orc_counter order. */
 static const int counter_col[ORC_N] = {
 	[ORC_XMIT_DATA] = C_TX, [ORC_RCV_DATA] = C_RX, [ORC_XMIT_WAIT] = C_WAIT,
@@ -85,15 +107,22 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 	rc = orrery_admin_record_parse(f[4], &r);
 	if (rc == 1) {
 		*is_orrery = 1;
-		SET(C_PERIOD, ms(r.period_us));
-		SET(C_SHIFT, ms(r.shift_us));
-		SET(C_SMIN, g_strdup_printf("%.3f", r.score_min));
-		SET(C_SMEAN, g_strdup_printf("%.3f", r.score_mean));
-		SET(C_LINKS, g_strdup_printf("%zu", r.links));
-		SET(C_PROFILE, g_strdup(r.profile ? r.profile : "-"));
-		free((char *) r.profile);
+		if (r.placed) {
+			SET(C_PERIOD, ms(r.period_us));
+			SET(C_SHIFT, ms(r.shift_us));
+			SET(C_SMIN, g_strdup_printf("%.3f", r.score_min));
+			SET(C_SMEAN, g_strdup_printf("%.3f", r.score_mean));
+			SET(C_LINKS, g_strdup_printf("%zu", r.links));
+			SET(C_PATTERN, g_strdup(r.profile ? r.profile : "-"));
+		}
+		if (r.requested)
+			SET(C_REQUESTED, g_strdup_printf("%s%s", r.requested,
+							 r.from_default ? " (default_profile)" : ""));
+		if (r.fallback)
+			SET(C_FALLBACK, g_strdup(r.fallback));
+		orrery_admin_record_clear(&r);
 	} else if (rc < 0) {
-		SET(C_PROFILE, g_strdup("(malformed ORR1: record)"));
+		SET(C_PATTERN, g_strdup("(malformed ORR1: record)"));
 	}
 	/* Congestion counters: summed over the nodes that recorded them; a
 	 * counter no node had stays "-", never 0. */
@@ -112,17 +141,62 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 	return row;
 }
 
-/* Aligned columns (sacct's look), or '|'-separated with --parsable. */
-static void print_row(const char *const *cells, const size_t *width)
+/* Aligned columns (sacct's look), or '|'-separated with --parsable;
+ * cols[0..n) are the column indices to print. */
+static void print_row(const char *const *cells, const size_t *width,
+		      const int *cols, int n)
 {
-	for (int c = 0; c < N_COLS; c++) {
+	for (int i = 0; i < n; i++) {
+		int c = cols[i];
+
 		if (opt_parsable)
-			printf("%s%s", cells[c], c + 1 < N_COLS ? "|" : "\n");
-		else if (c + 1 < N_COLS)
+			printf("%s%s", cells[c], i + 1 < n ? "|" : "\n");
+		else if (i + 1 < n)
 			printf("%-*s ", (int) width[c], cells[c]);
 		else
 			printf("%s\n", cells[c]);
 	}
+}
+
+/* -o LIST: column names (any case) in the order given.  -1 on an unknown
+ * name (reported). */
+static int parse_format(const char *list, int *cols)
+{
+	g_auto(GStrv) names = g_strsplit(list, ",", -1);
+	int n = 0;
+
+	for (size_t i = 0; names[i]; i++) {
+		const char *name = g_strstrip(names[i]);
+		int c;
+
+		if (!*name)
+			continue;
+		for (c = 0; c < N_COLS; c++)
+			if (!g_ascii_strcasecmp(name, headers[c]))
+				break;
+		if (c == N_COLS || n == N_COLS) {
+			g_autofree char *known = g_strjoinv(",", (char **) headers);
+
+			if (c == N_COLS)
+				fprintf(stderr, "orrery-sacct: -o: unknown column '%s' (known: %s)\n",
+					name, known);
+			else
+				fprintf(stderr, "orrery-sacct: -o: more than %d columns\n",
+					N_COLS);
+			return -1;
+		}
+		cols[n++] = c;
+	}
+	if (!n) {
+		fprintf(stderr, "orrery-sacct: -o: no column named\n");
+		return -1;
+	}
+	return n;
+}
+
+static const char *cell(GPtrArray *rows, guint i, int c)
+{
+	return g_ptr_array_index((GPtrArray *) g_ptr_array_index(rows, i), c);
 }
 
 int main(int argc, char **argv)
@@ -136,6 +210,7 @@ int main(int argc, char **argv)
 	g_autofree char *out = NULL, *errout = NULL;
 	g_auto(GStrv) lines = NULL;
 	size_t width[N_COLS];
+	int cols[N_COLS], n_cols = 0;
 	int status = 0;
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
@@ -148,6 +223,8 @@ int main(int argc, char **argv)
 			argv[1]);
 		return 2;
 	}
+	if (opt_format && (n_cols = parse_format(opt_format, cols)) < 0)
+		return 2;
 	if (!opt_sacct)
 		opt_sacct = getenv("ORRERY_SACCT") ? getenv("ORRERY_SACCT") : "sacct";
 	g_ptr_array_add(av, opt_sacct);
@@ -198,17 +275,31 @@ int main(int argc, char **argv)
 	for (int c = 0; c < N_COLS; c++) {
 		width[c] = strlen(headers[c]);
 		for (guint i = 0; i < rows->len; i++) {
-			GPtrArray *row = g_ptr_array_index(rows, i);
-			size_t w = strlen(g_ptr_array_index(row, c));
+			size_t w = strlen(cell(rows, i, c));
 			if (w > width[c])
 				width[c] = w;
 		}
 	}
+	if (!n_cols && opt_parsable) {
+		for (int c = 0; c < N_COLS; c++)
+			cols[n_cols++] = c;
+	} else if (!n_cols) {
+		/* a column no row has data in says nothing to a reader */
+		for (int k = 0; k < N_COLS; k++) {
+			int c = human_order[k];
+			bool data = ALWAYS_SHOWN(c) || !rows->len;
+
+			for (guint i = 0; i < rows->len && !data; i++)
+				data = strcmp(cell(rows, i, c), "-") != 0;
+			if (data)
+				cols[n_cols++] = c;
+		}
+	}
 	if (!opt_noheader)
-		print_row(headers, width);
+		print_row(headers, width, cols, n_cols);
 	for (guint i = 0; i < rows->len; i++) {
 		GPtrArray *row = g_ptr_array_index(rows, i);
-		print_row((const char *const *) row->pdata, width);
+		print_row((const char *const *) row->pdata, width, cols, n_cols);
 	}
 	return 0;
 }

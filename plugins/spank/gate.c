@@ -138,7 +138,7 @@ int osp_phase_geometry(const char *canonical, uint32_t nodes, int64_t *offset_us
 	orrery_profile_free(p);
 	if (first == INT64_MAX) {
 		snprintf(msg, msglen, "the profile has no Up phase");
-		return -1;
+		return 1;	/* nothing to gate: not an error */
 	}
 	*offset_us = first;
 	*span_us = last - first;

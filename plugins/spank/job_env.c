@@ -86,10 +86,8 @@ int osp_job_env_post_opt(spank_t sp)
 		if (env && env[0]) {
 			char msg[ORRERY_ERRMSG_MAX + 64];
 
-			if (osp_spec_canonical(env, 1, &from_env, msg, sizeof(msg)) < 0) {
-				slurm_error(OSP_LOG_PREFIX OSP_INPUT_ENV ": %s", msg);
-				return -1;
-			}
+			if (osp_spec_canonical(env, 1, &from_env, msg, sizeof(msg)) < 0)
+				osp_reject_input(OSP_LOG_PREFIX "%s: %s", OSP_INPUT_ENV, msg);
 			canonical = from_env;
 			source = OSP_INPUT_ENV;
 		} else if (osp_conf.default_profile) {
@@ -99,11 +97,10 @@ int osp_job_env_post_opt(spank_t sp)
 	}
 	if (!canonical) {
 		/* A step runs under its job's profile. */
-		if (osp_conf.require_profile && !step_in_job) {
-			slurm_error(OSP_LOG_PREFIX "this cluster requires --" OSP_OPTION_NAME
-				    "=SPEC (or " OSP_INPUT_ENV "); see spank-orrery(8)");
-			return -1;
-		}
+		if (osp_conf.require_profile && !step_in_job)
+			osp_reject_input(OSP_LOG_PREFIX "%s%s", "this cluster requires --"
+					 OSP_OPTION_NAME "=SPEC (or " OSP_INPUT_ENV
+					 "); see spank-orrery(8)", "");
 		return 0;
 	}
 	if (osp_conf.verbose)

@@ -73,11 +73,38 @@ int osp_spec_canonical(const char *spec, int allow_files, char **canonical,
 	return 0;
 }
 
+/*
+ * Bad input at submission: one line, then exit as sbatch does for an
+ * invalid option, whichever way the profile came (--comm-profile,
+ * ORRERY_COMM_PROFILE, @FILE).  Returning an error instead makes Slurm add
+ * lines that name no problem: "Invalid --comm-profile argument: ..." after
+ * a failed option callback, "spank: required plugin spank_orrery.so:
+ * init_post_opt() failed with rc=-1" and "Plugin stack post-option
+ * processing failed" after a failed post-option hook.  Called only in
+ * sbatch, salloc and srun before anything is submitted.  The exit status
+ * is Slurm's error_exit: SLURM_EXIT_ERROR when set, else 1.
+ */
+void osp_reject_input(const char *fmt, const char *what, const char *msg)
+{
+	const char *e = getenv("SLURM_EXIT_ERROR");
+	char *end = NULL;
+	long code = e ? strtol(e, &end, 10) : 1;
+
+	if (!e || !*e || (end && *end) || code <= 0 || code > 255)
+		code = 1;
+	slurm_error(fmt, what, msg);
+	fflush(stderr);
+	exit((int)code);
+}
+
 static int option_cb(int val, const char *optarg, int remote)
 {
 	char msg[ORRERY_ERRMSG_MAX + 64];
 	char *canonical = NULL;
 
+	if ((!optarg || !optarg[0]) && !remote)
+		osp_reject_input(OSP_LOG_PREFIX "%s: %s", "--" OSP_OPTION_NAME,
+				 "empty value");
 	if (!optarg || !optarg[0]) {
 		slurm_error(OSP_LOG_PREFIX "--" OSP_OPTION_NAME ": empty value");
 		return -1;
@@ -90,10 +117,8 @@ static int option_cb(int val, const char *optarg, int remote)
 	if (remote)
 		return 0;
 
-	if (osp_spec_canonical(optarg, 1, &canonical, msg, sizeof(msg)) < 0) {
-		slurm_error(OSP_LOG_PREFIX "--" OSP_OPTION_NAME ": %s", msg);
-		return -1;
-	}
+	if (osp_spec_canonical(optarg, 1, &canonical, msg, sizeof(msg)) < 0)
+		osp_reject_input(OSP_LOG_PREFIX "%s: %s", "--" OSP_OPTION_NAME, msg);
 	free(option_canonical);
 	option_canonical = canonical;
 	if (osp_conf.verbose)

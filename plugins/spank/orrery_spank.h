@@ -30,6 +30,7 @@
 #define OSP_ENV_SCORE     "ORRERY_JOB_SCORE"
 #define OSP_ENV_PHASE_OFFSET "ORRERY_PHASE_OFFSET_US"
 #define OSP_ENV_PHASE_SPAN   "ORRERY_PHASE_SPAN_US"
+#define OSP_ENV_GATE      "ORRERY_GATE"   /* none:WHY when not gated */
 #define OSP_GATE_OPTION_NAME "comm-gate"
 
 /* The NCCL interposer's installed path (configure: $pkglibdir). */
@@ -124,8 +125,13 @@ void osp_gate_free(void);
 /* LD_PRELOAD with lib first: 1 written to out, 0 lib already in old,
  * -1 too long. */
 int osp_preload_value(const char *lib, const char *old, char *out, size_t len);
+/* option.c: bad input in sbatch/salloc/srun: slurm_error(fmt, what,
+ * msg), then exit (one line on the user's terminal, nothing queued). */
+void osp_reject_input(const char *fmt, const char *what, const char *msg)
+	__attribute__((noreturn, format(printf, 1, 0)));
 /* First Up phase's offset and the span to the end of the last Up phase of
- * a canonical profile (a model resolved for `nodes`). 0, or -1 with msg. */
+ * a canonical profile (a model resolved for `nodes`). 0; 1 with msg when
+ * the resolved profile has no Up phase (nothing to gate); -1 with msg. */
 int osp_phase_geometry(const char *canonical, uint32_t nodes, int64_t *offset_us,
 		       int64_t *span_us, char *msg, size_t msglen);
 

@@ -142,25 +142,49 @@ static int put(spank_t sp, const char *name, const char *val)
 	return 0;
 }
 
-/* The profile's phase geometry, for the runtime (gate.c). */
-static int put_geometry(spank_t sp, uint32_t id, const char *profile)
+/* The profile's phase geometry, for the runtime (gate.c).  *nogate: why
+ * the job needs no gate, where nothing is wrong (a one-node job has no
+ * network phase; a profile may have none for the job's size). */
+static int put_geometry(spank_t sp, uint32_t id, const char *profile,
+			const char **nogate)
 {
 	char msg[ORRERY_ERRMSG_MAX + 64], off[OSP_NUM_MAX + 1], span[OSP_NUM_MAX + 1];
 	uint32_t nodes = 0;
 	int64_t o, s;
-	int rc = 0;
+	int rc = 0, g = -1;
 
 	off[0] = span[0] = '\0';
 	spank_get_item(sp, S_JOB_NNODES, &nodes);
-	if (profile && osp_phase_geometry(profile, nodes, &o, &s, msg, sizeof(msg)) == 0) {
+	if (profile && nodes == 1)
+		*nogate = "single-node";
+	else if (profile &&
+		 (g = osp_phase_geometry(profile, nodes, &o, &s, msg, sizeof(msg))) == 0) {
 		snprintf(off, sizeof(off), "%" PRId64, o);
 		snprintf(span, sizeof(span), "%" PRId64, s);
+	} else if (profile && g == 1) {
+		*nogate = "no-communication";
 	} else if (profile) {
 		slurm_error(OSP_LOG_PREFIX "job %" PRIu32 ": no phase offset: %s", id, msg);
 	}
 	rc |= put(sp, OSP_ENV_PHASE_OFFSET, off);
 	rc |= put(sp, OSP_ENV_PHASE_SPAN, span);
 	return rc;
+}
+
+/* ORRERY_GATE=none:WHY in the tasks of a profiled job that gets no gate,
+ * so that the job can tell why (orrery-env(7)); a user's own ORRERY_GATE
+ * stays. */
+static void put_no_gate(spank_t sp, uint32_t id, const char *why)
+{
+	char cur[64], val[64];
+
+	if (spank_getenv(sp, OSP_ENV_GATE, cur, sizeof(cur)) == ESPANK_SUCCESS)
+		return;
+	snprintf(val, sizeof(val), "none:%s", why);
+	if (spank_setenv(sp, OSP_ENV_GATE, val, 0) != ESPANK_SUCCESS)
+		return;
+	if (osp_conf.verbose)
+		slurm_verbose(OSP_LOG_PREFIX "job %" PRIu32 ": no gate (%s)", id, why);
 }
 
 /* --comm-gate=auto: the admin's interposer first in LD_PRELOAD. */
@@ -202,7 +226,7 @@ int osp_user_init(spank_t sp)
 	char node[256] = "";
 	struct osp_relay r;
 	char *fallback = NULL;
-	const char *profile;
+	const char *profile, *nogate = NULL;
 	uint32_t id;
 	int rc = 0;
 
@@ -241,8 +265,14 @@ int osp_user_init(spank_t sp)
 	rc |= put(sp, OSP_ENV_EPOCH, r.epoch_us);
 	rc |= put(sp, OSP_ENV_SHIFT, r.shift_us);
 	rc |= put(sp, OSP_ENV_SCORE, r.job_score);
-	rc |= put_geometry(sp, id, profile);
-	if (r.shift_us[0] && r.period_us[0] && osp_gate_wanted(sp) == 1)
+	rc |= put_geometry(sp, id, profile, &nogate);
+	/* No slot from the controller: select/orrery not in use, or the
+	 * job's record says why it fell back (orrery-sacct). */
+	if (!nogate && !(r.shift_us[0] && r.period_us[0]))
+		nogate = "no-slot";
+	if (nogate)
+		put_no_gate(sp, id, nogate);
+	else if (osp_gate_wanted(sp) == 1)
 		rc |= put_preload(sp, id);
 	if (osp_conf.verbose)
 		slurm_verbose(OSP_LOG_PREFIX "job %" PRIu32 " on %s: %s%s", id, node,

@@ -106,22 +106,29 @@ t_bad_option() {
 	err=$(timeout 20 sbatch -J it-bad-opt --comm-profile='period=250ms;up=0ms+80ms@45Gfoo' \
 		--wrap true 2>&1 >/dev/null); rc=$?
 	if [ $rc -ne 0 ] && echo "$err" | grep -q '^sbatch: error: orrery: --comm-profile: .*45Gfoo' &&
-	   no_job_named it-bad-opt; then
+	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named it-bad-opt; then
 		ok "sbatch --comm-profile with a bad unit is rejected, nothing queued"
 	else
 		not_ok "sbatch --comm-profile with a bad unit is rejected, nothing queued" "rc=$rc" "$err"
 	fi
 }
 
-t_bad_env() {
-	local err rc
-	err=$(ORRERY_COMM_PROFILE='nosuchmodel' timeout 20 sbatch -J it-bad-env --wrap true 2>&1 >/dev/null); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q '^sbatch: error: orrery: ORRERY_COMM_PROFILE: .*nosuchmodel' &&
-	   no_job_named it-bad-env; then
-		ok "a bad ORRERY_COMM_PROFILE is rejected, nothing queued"
+# bad_env NAME VALUE PATTERN WHAT: ORRERY_COMM_PROFILE=VALUE is refused in
+# one line matching PATTERN, and nothing is queued.
+bad_env() {
+	local name=$1 value=$2 pattern=$3 what=$4 err rc
+	err=$(ORRERY_COMM_PROFILE="$value" timeout 20 sbatch -J "$name" --wrap true 2>&1 >/dev/null); rc=$?
+	if [ $rc -ne 0 ] && echo "$err" | grep -q "^sbatch: error: orrery: ORRERY_COMM_PROFILE: .*$pattern" &&
+	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named "$name"; then
+		ok "$what is rejected in one line, nothing queued"
 	else
-		not_ok "a bad ORRERY_COMM_PROFILE is rejected, nothing queued" "rc=$rc" "$err"
+		not_ok "$what is rejected in one line, nothing queued" "rc=$rc" "$err"
 	fi
+}
+t_bad_env() { bad_env it-bad-env nosuchmodel nosuchmodel "a bad ORRERY_COMM_PROFILE"; }
+# @FILE naming a missing file: one line too.
+t_bad_env_file() {
+	bad_env it-bad-envf "@$OUT/no-such.profile" no-such.profile "ORRERY_COMM_PROFILE=@FILE with a missing file"
 }
 
 # The file is read as the submitting user: nobody cannot read root's 0600 file.
@@ -378,6 +385,28 @@ t_cluster_idempotent() {
 	fi
 }
 
+# slurmctld killed with -9: whatever its process is left as (a zombie
+# when nothing reaps it, gone, a stale pid file), `up' says what it found
+# and starts it again, and jobs run.
+t_ctld_killed() {
+	local pid st out rc n
+	pid=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$STATE/run/pids")
+	kill -KILL "$pid" 2>/dev/null
+	for _ in $(seq 50); do
+		st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null)
+		case $st in ''|Z|X) break ;; esac
+		sleep 0.1
+	done
+	echo "# slurmctld $pid after kill -9: ${st:-gone}; pid file $( [ -f "$STATE/run/slurmctld.pid" ] && echo left || echo removed)"
+	out=$("$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 60 2>&1); rc=$?
+	n=$(timeout 60 srun -N 2 hostname 2>/dev/null | wc -l)
+	if [ $rc -eq 0 ] && echo "$out" | grep -q "slurmctld (pid $pid) .*: starting it again" && [ "$n" -eq 2 ]; then
+		ok "orrery-cluster up after kill -9 of slurmctld (${st:-gone}): says so, restarts it, jobs run"
+	else
+		not_ok "orrery-cluster up after kill -9 of slurmctld (${st:-gone}) restarts it" "rc=$rc srun lines=$n" "$out"
+	fi
+}
+
 # Last: `down' stops exactly what `up' started, and frees the ports.
 t_cluster_down() {
 	local pids alive="" p
@@ -398,6 +427,7 @@ submit_precedence
 submit_env
 t_bad_option
 t_bad_env
+t_bad_env_file
 t_file_as_user
 t_unknown_key
 t_missing_plugin
@@ -410,4 +440,5 @@ t_srun
 t_no_profile
 t_file_ok
 t_sacct
+t_ctld_killed
 t_cluster_down

@@ -133,7 +133,7 @@ t_bad_option() {
 # sbatch --comm-gate=auto: the option reaches the steps of the batch job.
 t_sbatch() {
 	local id st deadline res
-	id=$(timeout 20 sbatch --parsable -J rt-sbatch -N1 --comm-profile="$PROFILE" --comm-gate=auto \
+	id=$(timeout 20 sbatch --parsable -J rt-sbatch -N2 --ntasks-per-node=1 --comm-profile="$PROFILE" --comm-gate=auto \
 		-o "$OUT/sbatch.log" --wrap "srun $OUT/task.sh sbatch" 2>"$OUT/sbatch.err")
 	[ -n "$id" ] || { not_ok "sbatch --comm-gate=auto submitted" "$(cat "$OUT/sbatch.err")"; return; }
 	deadline=$(( $(date +%s) + 90 ))
@@ -153,7 +153,24 @@ t_sbatch() {
 	esac
 }
 
+# One node: no network phase, so no gate, and nothing on the terminal;
+# the tasks say why (ORRERY_GATE=none:single-node).
+t_single_node() {
+	local rc
+	timeout 120 srun -J rt-one -N1 --comm-profile="$PROFILE" --comm-gate=auto \
+		"$OUT/task.sh" one >"$OUT/one.out" 2>"$OUT/one.err"
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(envval "$OUT/one.env.0" ORRERY_GATE)" = none:single-node ] &&
+	   ! grep -q '^LD_PRELOAD=' "$OUT/one.env.0" && ! grep -qi 'error' "$OUT/one.err"; then
+		ok "a one-node job with --comm-gate=auto: ORRERY_GATE=none:single-node, no LD_PRELOAD, no error line"
+	else
+		not_ok "a one-node job: ORRERY_GATE=none:single-node, no LD_PRELOAD, no error line" "rc=$rc" \
+			"$(cat "$OUT/one.env.0" 2>/dev/null)" "$(head -n 5 "$OUT/one.err")"
+	fi
+}
+
 t_bad_option
+t_single_node
 t_gated
 t_default_off
 t_sbatch

@@ -134,6 +134,17 @@ else
 	not_ok "ORRERY_GATE=off passes through" "held=$held active=$(stat off active)" "$(cat "$TMP/off.err")"
 fi
 
+# 7b. ORRERY_GATE=none:WHY (spank-orrery's mark of a job with no gate,
+# e.g. a one-node job): passes through, the reason says why
+run nogate ORRERY_GATE=none:single-node -- -n 4 -c 5000 -k 4
+held=$(awk -v period=$PERIOD -v tol=$TOL -v gated=0 -f "$HERE/releases.awk" "$TMP/nogate.out" | grep problem)
+if [ -z "$held" ] && [ "$(stat nogate active)" = 0 ] &&
+   [ "$(stat nogate reason)" = "no gate for this job (single-node)" ]; then
+	ok "ORRERY_GATE=none:single-node: passes through, reason '$(stat nogate reason)'"
+else
+	not_ok "ORRERY_GATE=none:single-node passes through" "held=$held active=$(stat nogate active) reason=$(stat nogate reason)" "$(cat "$TMP/nogate.err")"
+fi
+
 # 8. no ORRERY_* at all (not an orrery job): a no-op, silently
 $RTPRIO env ORRERY_RUNTIME_STATS="$TMP/none.stats" LD_PRELOAD="$GATE" "$LOOP" -o "$TMP/none.out" \
 	-n 8 -c 5000 -k 4 2>"$TMP/none.err"

@@ -20,7 +20,7 @@ check "sacct got allocations, parsable2, fixed format" \
 	grep -qx -- '--format=JobID,JobName,State,NodeList,AdminComment' "$tmp/args"
 check "-j -S -E -a passed on as separate arguments" \
 	bash -c "tr '\n' ' ' < $tmp/args | grep -q -- '-j 11,12 -S 2026-11-01 -E now -a'"
-check "header" bash -c "head -n 1 <<<'$out' | grep -q '^JobID .*Period .*Shift .*ScoreMin .*Links .*CtrNodes .*TxBytes .*RxBytes .*XmitWait .*EcnMarked .*CnpHandled .*CnpSent .*Profile'"
+check "header (no request or fallback in these records: those columns hidden)" bash -c "head -n 1 <<<'$out' | grep -Eq '^JobID +JobName +State +NodeList +GatePeriod +Shift +ScoreMin +ScoreMean +Links +CtrNodes +TxBytes +RxBytes +XmitWait +EcnMarked +CnpHandled +CnpSent +Pattern *$'"
 check "job 11 decoded: period, shift, scores, links, profile" \
 	grep -Eq '^11 +heavy-a +COMPLETED +node\[001-004\] +100\.000ms +50\.000ms +1\.000 +1\.000 +2 +- +- +- +- +- +- +- +period=100ms;up=0s\+50ms@80Gbps$' <<<"$out"
 check "job 12 without a record shows dashes" \
@@ -33,12 +33,30 @@ check "a '|' inside AdminComment does not shift columns" \
 out=$("$tool" --sacct "$fake" --parsable --noheader --orrery-only)
 check "--parsable --noheader --orrery-only" \
 	test "$(printf '%s\n' "$out" | cut -d'|' -f1 | tr '\n' ' ')" = "11 14 15 16 "
-check "parsable fields" \
-	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps' <<<"$out"
+check "parsable fields (every column, fixed positions)" \
+	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps|-|-' <<<"$out"
 check "congestion counters summed over nodes; ECN/CNP only where recorded" \
-	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-' <<<"$out"
+	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-|-|-' <<<"$out"
 check "counters without ORR1:, a malformed node record flagged, not summed" \
-	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-' <<<"$out"
+	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-|-|-' <<<"$out"
+
+# Records with the request and the fallback reason, no counters anywhere.
+out=$(FAKE_SACCT_SET=nocounters "$tool" --sacct "$fake")
+check "default view hides the counter columns no job has" \
+	bash -c "head -n 1 <<<'$out' | grep -Eq '^JobID +JobName +State +NodeList +Requested +Fallback +GatePeriod +Shift +ScoreMin +ScoreMean +Links +Pattern *$'"
+check "a job started while orrery.conf was broken: request kept, fallback=conf_error" \
+	grep -Eq '^17 +asked +COMPLETED +node001 +gpt2:batch=16,precision=bf16 +conf_error +- +- +- +- +- +-$' <<<"$out"
+check "a job left to cons_tres for an option: request (site default), reason, shift" \
+	grep -Eq '^18 +contig +COMPLETED +node\[002-004\] +resnet50 \(default_profile\) +option:contiguous +48\.000ms +12\.000ms +1\.000 +1\.000 +0 +period=100ms;up=0s\+50ms@80Gbps$' <<<"$out"
+out=$(FAKE_SACCT_SET=nocounters "$tool" --sacct "$fake" -o jobid,requested,pattern --parsable --noheader)
+check "-o picks the requested profile and the resolved pattern" \
+	test "$(printf '%s\n' "$out" | tr '\n' ' ')" = "17|gpt2:batch=16,precision=bf16|- 18|resnet50 (default_profile)|period=100ms;up=0s+50ms@80Gbps 12|-|- "
+out=$(FAKE_SACCT_SET=nocounters "$tool" --sacct "$fake" -o Fallback,JobID)
+check "-o order kept, header included" \
+	test "$(printf '%s\n' "$out" | head -n 2 | tr -s ' ' | tr '\n' '/')" = "Fallback JobID/conf_error 17/"
+err=$("$tool" --sacct "$fake" -o jobid,colour 2>&1); rc=$?
+check "-o with an unknown column: exit 2, names it and the known ones" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"unknown column 'colour' (known: JobID,JobName\" <<<\"\$1\"" _ "$err"
 
 err=$(FAKE_SACCT_FAIL=1 "$tool" --sacct "$fake" 2>&1 >/dev/null); rc=$?
 check "sacct failure: exit 1 with sacct's message" \

@@ -51,6 +51,7 @@ static void test_format_round_trips(void **state)
 		.period_us = 100000, .shift_us = 50000,
 		.epoch_us = 1764400000000000LL, .score_min = 1.0,
 		.score_mean = 0.98765, .links = 3, .profile = prof,
+		.placed = true,
 	};
 	char *s = orrery_admin_record_format(&r);
 	gsize len = 0;
@@ -78,7 +79,7 @@ static void test_format_round_trips(void **state)
 
 	r.profile = NULL;
 	s = orrery_admin_record_format(&r);
-	assert_true(g_str_has_suffix(s, ",profile_b64="));
+	assert_true(g_str_has_suffix(s, ",profile_b64=,requested_b64="));
 	free(s);
 }
 
@@ -90,6 +91,8 @@ static void test_parse_round_trips(void **state)
 		.period_us = 100000, .shift_us = 50000,
 		.epoch_us = 1764400000000000LL, .score_min = 0.75,
 		.score_mean = 0.875, .links = 2, .profile = prof,
+		.placed = true, .requested = "resnet50",
+		.fallback = "option:spread-job",
 	};
 	orrery_admin_record_t r;
 	char *rec = orrery_admin_record_format(&w);
@@ -102,7 +105,11 @@ static void test_parse_round_trips(void **state)
 	assert_true(r.score_min == 0.75 && r.score_mean == 0.875);
 	assert_int_equal(r.links, 2);
 	assert_string_equal(r.profile, prof);
-	free((char *) r.profile);
+	assert_true(r.placed);
+	assert_string_equal(r.requested, "resnet50");
+	assert_false(r.from_default);
+	assert_string_equal(r.fallback, "option:spread-job");
+	orrery_admin_record_clear(&r);
 	free(rec);
 	free(ac);
 }
@@ -130,6 +137,35 @@ static void test_parse_rejects_and_skips(void **state)
 	assert_null(r.profile);
 }
 
+/* A profiled job orrery did not evaluate (orrery.conf broken, a bad
+ * profile): the record keeps what was asked and why nothing was done. */
+static void test_fallback_only_record(void **state)
+{
+	orrery_admin_record_t w = {
+		.requested = "gpt2:batch=16,precision=bf16",
+		.from_default = true, .fallback = "conf error, bad!",
+	};
+	orrery_admin_record_t r;
+	char *rec = orrery_admin_record_format(&w);
+
+	assert_null(strstr(rec, "period_us"));
+	assert_null(strchr(rec, ' '));
+	/* the reason is one token of [a-z0-9:_-] */
+	assert_non_null(strstr(rec, ",fallback=conf_error__bad_"));
+	assert_int_equal(orrery_admin_record_parse(rec, &r), 1);
+	assert_false(r.placed);
+	assert_null(r.profile);
+	assert_string_equal(r.requested, "gpt2:batch=16,precision=bf16");
+	assert_true(r.from_default);
+	assert_string_equal(r.fallback, "conf_error__bad_");
+	orrery_admin_record_clear(&r);
+	free(rec);
+	/* a reason outside the alphabet is not trusted back */
+	assert_int_equal(orrery_admin_record_parse(
+		"ORR1:requested_b64=,fallback=\x1b[2J", &r), 1);
+	assert_null(r.fallback);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_format_round_trips),
 		cmocka_unit_test(test_parse_round_trips),
 		cmocka_unit_test(test_parse_rejects_and_skips),
+		cmocka_unit_test(test_fallback_only_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

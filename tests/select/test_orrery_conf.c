@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,43 @@ static void test_binary_and_oversized_input(void **state)
 	free(buf);
 }
 
+static size_t count_lines(const char *s)
+{
+	size_t n = 1;
+
+	for (const char *p = s; (p = strchr(p, '\n')); p++)
+		n++;
+	return n;
+}
+
+/* Every bad key of one file in one pass, one line each, up to the cap. */
+static void test_all_errors_in_one_pass(void **state)
+{
+	orrery_conf_t c;
+	char err[ORRERY_CONF_ERR_MAX] = "";
+	GString *many = g_string_new("[orrery]\n");
+
+	assert_int_equal(parse("[orrery]\nmode=sideways\ncandidates=0\nnode_link=fast\n"
+			       "[uplinks]\nlevel0=100Gbps\nlevel0=200Gbps\nlevelx=1Gbps\n"
+			       "[bogus]\n", &c, err), -1);
+	assert_int_equal(count_lines(err), 6);
+	assert_non_null(strstr(err, "mode=sideways: expected"));
+	assert_non_null(strstr(err, "candidates=0: expected"));
+	assert_non_null(strstr(err, "node_link=fast: expected"));
+	assert_non_null(strstr(err, "key 'level0' appears twice"));
+	assert_non_null(strstr(err, "unknown key 'levelx'"));
+	assert_non_null(strstr(err, "unknown group [bogus]"));
+	/* defaults, not a half-applied file */
+	assert_int_equal(c.mode, ORRERY_MODE_ENFORCE);
+
+	for (int i = 0; i < ORRERY_CONF_MAX_ERRORS + 5; i++)
+		g_string_append_printf(many, "typo%d=1\n", i);
+	assert_int_equal(parse(many->str, &c, err), -1);
+	assert_int_equal(count_lines(err), ORRERY_CONF_MAX_ERRORS + 1);
+	assert_true(g_str_has_suffix(err, "\n(5 more errors)"));
+	g_string_free(many, TRUE);
+}
+
 static void test_load_missing_and_real_file(void **state)
 {
 	char dir[] = "/tmp/orrery-conf-XXXXXX";
@@ -214,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files_name_the_problem),
 		cmocka_unit_test(test_same_key_in_two_groups_is_fine),
 		cmocka_unit_test(test_binary_and_oversized_input),
+		cmocka_unit_test(test_all_errors_in_one_pass),
 		cmocka_unit_test(test_load_missing_and_real_file),
 		cmocka_unit_test(test_conf_path_is_beside_slurm_conf),
 	};

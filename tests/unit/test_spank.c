@@ -252,6 +252,10 @@ static void gate_phase_geometry(void **state)
 	assert_int_equal(osp_phase_geometry("period=10ms;up=0ms+20ms@1Gbps", 1, &off, &span,
 					    msg, sizeof(msg)), -1);
 	assert_true(msg[0] != '\0');
+	/* a model on one node has no network phase: nothing to gate, no error */
+	msg[0] = '\0';
+	assert_int_equal(osp_phase_geometry("resnet50", 1, &off, &span, msg, sizeof(msg)), 1);
+	assert_string_equal(msg, "the profile has no Up phase");
 }
 
 /* ---------------------------------------------------------------- numbers */

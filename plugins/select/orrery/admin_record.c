@@ -8,21 +8,56 @@
 
 #include "admin_record.h"
 
+static char *b64_or_empty(const char *s)
+{
+	if (!s || !*s)
+		return g_strdup("");
+	return g_base64_encode((const guchar *) s, strlen(s));
+}
+
+/* Reasons travel unencoded: keep them to one token of a safe alphabet. */
+static bool reason_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		c == ':' || c == '_' || c == '-';
+}
+
 char *orrery_admin_record_format(const orrery_admin_record_t *r)
 {
-	g_autofree char *b64 = NULL;
-	g_autofree char *s = NULL;
+	g_autofree char *b64 = b64_or_empty(r->profile);
+	g_autofree char *req = b64_or_empty(r->requested);
+	g_autofree char *why = g_strdup(r->fallback ? r->fallback : "");
+	GString *s = g_string_new(ORRERY_ADMIN_TAG);
 
-	if (r->profile && *r->profile)
-		b64 = g_base64_encode((const guchar *) r->profile,
-				      strlen(r->profile));
-	s = g_strdup_printf(ORRERY_ADMIN_TAG "period_us=%" PRId64
-			    ",shift_us=%" PRId64 ",epoch_us=%" PRId64
-			    ",score_min=%.4f,score_mean=%.4f,links=%zu,profile_b64=%s",
-			    r->period_us, r->shift_us, r->epoch_us,
-			    r->score_min, r->score_mean, r->links,
-			    b64 ? b64 : "");
-	return strdup(s);
+	for (char *p = why; *p; p++)
+		if (!reason_char(*p))
+			*p = '_';
+	if (r->placed)
+		g_string_append_printf(s, "period_us=%" PRId64
+				       ",shift_us=%" PRId64 ",epoch_us=%" PRId64
+				       ",score_min=%.4f,score_mean=%.4f,links=%zu,profile_b64=%s,",
+				       r->period_us, r->shift_us, r->epoch_us,
+				       r->score_min, r->score_mean, r->links,
+				       b64);
+	g_string_append_printf(s, "requested_b64=%s", req);
+	if (r->from_default)
+		g_string_append(s, ",requested_from=default");
+	if (*why)
+		g_string_append_printf(s, ",fallback=%s", why);
+	{
+		char *out = strdup(s->str);
+
+		g_string_free(s, TRUE);
+		return out;
+	}
+}
+
+void orrery_admin_record_clear(orrery_admin_record_t *r)
+{
+	free((char *) r->profile);
+	free((char *) r->requested);
+	free((char *) r->fallback);
+	memset(r, 0, sizeof(*r));
 }
 
 char *orrery_admin_comment_merge(const char *old, const char *record)
@@ -127,8 +162,10 @@ int orrery_admin_record_parse(const char *admin_comment,
 				break;
 			}
 			*eq++ = '\0';
-			if (!strcmp(kv[i], "period_us"))
+			if (!strcmp(kv[i], "period_us")) {
 				rc = parse_i64(eq, &r->period_us) ? -1 : 1;
+				r->placed = true;
+			}
 			else if (!strcmp(kv[i], "shift_us"))
 				rc = parse_i64(eq, &r->shift_us) ? -1 : 1;
 			else if (!strcmp(kv[i], "epoch_us"))
@@ -143,12 +180,22 @@ int orrery_admin_record_parse(const char *admin_comment,
 			} else if (!strcmp(kv[i], "profile_b64")) {
 				free((char *) r->profile);
 				r->profile = decode_profile(eq);
+			} else if (!strcmp(kv[i], "requested_b64")) {
+				free((char *) r->requested);
+				r->requested = decode_profile(eq);
+			} else if (!strcmp(kv[i], "requested_from")) {
+				r->from_default = !strcmp(eq, "default");
+			} else if (!strcmp(kv[i], "fallback")) {
+				bool okr = *eq && strlen(eq) < 64;
+
+				for (const char *p = eq; *p && okr; p++)
+					okr = reason_char(*p);
+				free((char *) r->fallback);
+				r->fallback = okr ? strdup(eq) : NULL;
 			}
 		}
 	}
-	if (rc != 1) {
-		free((char *) r->profile);
-		memset(r, 0, sizeof(*r));
-	}
+	if (rc != 1)
+		orrery_admin_record_clear(r);
 	return rc;
 }

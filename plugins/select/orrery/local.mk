@@ -23,6 +23,8 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/free_cpus.c \
 	plugins/select/orrery/free_cpus.h \
 	plugins/select/orrery/lib_syms.h \
+	plugins/select/orrery/options.c \
+	plugins/select/orrery/options.h \
 	plugins/select/orrery/recover.c \
 	plugins/select/orrery/recover_shift.c \
 	plugins/select/orrery/recover.h \
@@ -83,7 +85,7 @@ tests_select_test_place_cache_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_select_test_place_cache_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 
-EXTRA_DIST += tests/select/run.sh tests/stress/run.sh tests/stress/leakcheck.sh \
+EXTRA_DIST += tests/select/run.sh tests/options/run.sh tests/stress/run.sh tests/stress/leakcheck.sh \
 	tests/stress/leak_report.py
 
 # libtool relinks the module against the installed liborrery, so that must

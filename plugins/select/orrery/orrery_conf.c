@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <glib.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +42,40 @@ void orrery_conf_free(orrery_conf_t *c)
 	orrery_conf_init(c);
 }
 
+/*
+ * Errors are collected, not stopped at: an admin fixing orrery.conf sees
+ * every bad key of one load at once (up to ORRERY_CONF_MAX_ERRORS), one
+ * per line of err.  Each call adds one line; past the cap one last line
+ * says how many more there were.
+ */
+static size_t n_errors;
+
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
+	size_t used;
 	va_list ap;
 
+	n_errors++;
 	if (!err || !errlen)
 		return;
+	used = strnlen(err, errlen);
+	if (n_errors > ORRERY_CONF_MAX_ERRORS) {
+		/* rewritten at every further error: "(N more errors)" */
+		char *last = strrchr(err, '\n');
+
+		if (n_errors > ORRERY_CONF_MAX_ERRORS + 1 && last)
+			used = (size_t) (last - err);
+		if (used + 1 < errlen)
+			snprintf(err + used, errlen - used, "\n(%zu more errors)",
+				 n_errors - ORRERY_CONF_MAX_ERRORS);
+		return;
+	}
+	if (used && used + 1 < errlen)
+		err[used++] = '\n';
+	if (used + 1 >= errlen)
+		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(err + used, errlen - used, fmt, ap);
 	va_end(ap);
 }
 
@@ -133,7 +160,7 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 				set_err(err, errlen,
 					"%s: [orrery] mode=%s: expected enforce, advise or off",
 					name, v);
-				return -1;
+				continue;
 			}
 			c->mode = (orrery_mode_t) m;
 		} else if (!strcmp(k, "candidates")) {
@@ -147,7 +174,7 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 				set_err(err, errlen,
 					"%s: [orrery] candidates=%s: expected an integer 1..%d",
 					name, v, ORRERY_CONF_MAX_CANDIDATES);
-				return -1;
+				continue;
 			}
 			c->candidates = (uint32_t) n;
 		} else if (!strcmp(k, "default_profile")) {
@@ -157,7 +184,7 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 				set_err(err, errlen,
 					"%s: [orrery] default_profile: longer than 4096 bytes",
 					name);
-				return -1;
+				continue;
 			}
 			if (*v)
 				c->default_profile = strdup(v);
@@ -166,22 +193,19 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 				set_err(err, errlen,
 					"%s: [orrery] debug=%s: expected 0 or 1",
 					name, v);
-				return -1;
+				continue;
 			}
 			c->debug = v[0] == '1';
 		} else if (!strcmp(k, "node_link")) {
-			if (get_rate(kf, name, "orrery", k, &c->node_link_mbps,
-				     err, errlen) < 0)
-				return -1;
+			get_rate(kf, name, "orrery", k, &c->node_link_mbps,
+				 err, errlen);
 		} else if (!strcmp(k, "linkspeed_unit")) {
-			if (get_rate(kf, name, "orrery", k,
-				     &c->linkspeed_unit_mbps, err, errlen) < 0)
-				return -1;
+			get_rate(kf, name, "orrery", k,
+				 &c->linkspeed_unit_mbps, err, errlen);
 		} else {
 			set_err(err, errlen,
 				"%s: [orrery] unknown key '%s' (known: mode, candidates, default_profile, debug, node_link, linkspeed_unit)",
 				name, k);
-			return -1;
 		}
 	}
 	return 0;
@@ -203,11 +227,10 @@ static int parse_uplinks_group(GKeyFile *kf, const char *name,
 			set_err(err, errlen,
 				"%s: [uplinks] unknown key '%s' (expected level0..level%d)",
 				name, k, ORRERY_CONF_MAX_LEVELS - 1);
-			return -1;
+			continue;
 		}
-		if (get_rate(kf, name, "uplinks", k,
-			     &c->level_uplink_mbps[lvl], err, errlen) < 0)
-			return -1;
+		get_rate(kf, name, "uplinks", k, &c->level_uplink_mbps[lvl],
+			 err, errlen);
 	}
 	return 0;
 }
@@ -219,6 +242,7 @@ static int parse_switch_group(GKeyFile *kf, const char *name,
 	const char *sw = group + strlen("switch.");
 	g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
 	uint64_t up = 0;
+	bool bad = false;
 
 	if (!*sw || strlen(sw) > 255) {
 		set_err(err, errlen,
@@ -231,7 +255,7 @@ static int parse_switch_group(GKeyFile *kf, const char *name,
 			set_err(err, errlen,
 				"%s: [%s] unknown key '%s' (known: uplink)",
 				name, group, keys[i]);
-			return -1;
+			bad = true;
 		}
 	}
 	switch (get_rate(kf, name, group, "uplink", &up, err, errlen)) {
@@ -243,6 +267,8 @@ static int parse_switch_group(GKeyFile *kf, const char *name,
 	default:
 		return -1;
 	}
+	if (bad)
+		return -1;
 	if (c->n_switches >= ORRERY_CONF_MAX_SWITCHES) {
 		set_err(err, errlen, "%s: more than %d [switch.*] sections",
 			name, ORRERY_CONF_MAX_SWITCHES);
@@ -279,6 +305,8 @@ static int check_duplicates(const char *data, size_t len, const char *name,
 							   g_free, NULL);
 	g_autofree char *group = g_strdup("");
 	size_t lineno = 0;
+	int bad = 0;
+	bool repeated = false;	/* in a group seen before: one error for it */
 
 	for (size_t off = 0; off < len;) {
 		const char *nl = memchr(data + off, '\n', len - off);
@@ -299,15 +327,16 @@ static int check_duplicates(const char *data, size_t len, const char *name,
 			g_free(group);
 			group = g_strndup(t + 1, (gsize) (close - t - 1));
 			key = g_strconcat("[", group, NULL);
-			if (!g_hash_table_add(seen, key)) {
+			repeated = !g_hash_table_add(seen, key);
+			if (repeated) {
 				set_err(err, errlen,
 					"%s: line %zu: group [%s] appears twice",
 					name, lineno, group);
-				return -1;
+				bad = -1;
 			}
 			continue;
 		}
-		if (!strchr(t, '='))
+		if (!strchr(t, '=') || repeated)
 			continue;		/* GKeyFile reports it */
 		*strchr(t, '=') = '\0';
 		g_strchomp(t);
@@ -316,10 +345,10 @@ static int check_duplicates(const char *data, size_t len, const char *name,
 			set_err(err, errlen,
 				"%s: line %zu: key '%s' appears twice in [%s]",
 				name, lineno, t, group);
-			return -1;
+			bad = -1;
 		}
 	}
-	return 0;
+	return bad;
 }
 
 int orrery_conf_parse(const char *data, size_t len, const char *name,
@@ -330,6 +359,7 @@ int orrery_conf_parse(const char *data, size_t len, const char *name,
 	g_auto(GStrv) groups = NULL;
 
 	orrery_conf_init(c);
+	n_errors = 0;
 	if (err && errlen)
 		err[0] = '\0';
 	if (len > ORRERY_CONF_FILE_MAX) {
@@ -342,8 +372,8 @@ int orrery_conf_parse(const char *data, size_t len, const char *name,
 			name);
 		return -1;
 	}
-	if (check_duplicates(data, len, name, err, errlen))
-		return -1;
+	/* reported with the rest: GKeyFile still parses such a file */
+	check_duplicates(data, len, name, err, errlen);
 	if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE,
 				       &gerr)) {
 		set_err(err, errlen, "%s: %s", name, gerr->message);
@@ -352,24 +382,21 @@ int orrery_conf_parse(const char *data, size_t len, const char *name,
 	groups = g_key_file_get_groups(kf, NULL);
 	for (size_t i = 0; groups && groups[i]; i++) {
 		const char *g = groups[i];
-		int rc;
 
 		if (!strcmp(g, "orrery"))
-			rc = parse_orrery_group(kf, name, c, err, errlen);
+			parse_orrery_group(kf, name, c, err, errlen);
 		else if (!strcmp(g, "uplinks"))
-			rc = parse_uplinks_group(kf, name, c, err, errlen);
+			parse_uplinks_group(kf, name, c, err, errlen);
 		else if (!strncmp(g, "switch.", 7))
-			rc = parse_switch_group(kf, name, g, c, err, errlen);
-		else {
+			parse_switch_group(kf, name, g, c, err, errlen);
+		else
 			set_err(err, errlen,
 				"%s: unknown group [%s] (known: [orrery], [uplinks], [switch.NAME])",
 				name, g);
-			rc = -1;
-		}
-		if (rc) {
-			orrery_conf_free(c);
-			return -1;
-		}
+	}
+	if (n_errors) {
+		orrery_conf_free(c);
+		return -1;
 	}
 	return 0;
 }

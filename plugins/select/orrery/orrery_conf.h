@@ -15,7 +15,8 @@
 #define ORRERY_CONF_MAX_LEVELS   16		/* level0 .. level15 */
 #define ORRERY_CONF_MAX_SWITCHES 65536
 #define ORRERY_CONF_MAX_CANDIDATES 4096
-#define ORRERY_CONF_ERR_MAX      512
+#define ORRERY_CONF_MAX_ERRORS   16		/* reported per load */
+#define ORRERY_CONF_ERR_MAX      (ORRERY_CONF_MAX_ERRORS * 320)
 
 typedef enum orrery_mode {
 	ORRERY_MODE_OFF = 0,	/* plain cons_tres                         */
@@ -46,8 +47,10 @@ void orrery_conf_free(orrery_conf_t *c);	/* back to defaults */
 
 /*
  * Parse a buffer / read a file.  On error return -1, leave *c at its
- * defaults and put one line naming the file, group, key and what is
- * accepted into err.  A missing file is not an error for
+ * defaults and put into err one line per error (up to
+ * ORRERY_CONF_MAX_ERRORS, then "(N more errors)"), each naming the file,
+ * group, key and what is accepted, separated by '\n'.  Not reentrant
+ * (slurmctld calls it under the plugin's lock).  A missing file is not an error for
  * orrery_conf_load: it returns 1 with the defaults (err says so).
  */
 int orrery_conf_parse(const char *data, size_t len, const char *name,

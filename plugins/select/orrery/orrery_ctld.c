@@ -47,6 +47,7 @@
 #include "admin_record.h"
 #include "free_cpus.h"
 #include "orrery_conf.h"
+#include "options.h"
 #include "orrery_ctld.h"
 #include "place_cache.h"
 #include "recover.h"
@@ -243,6 +244,28 @@ static void check_default_profile_locked(const char *path)
 	orrery_profile_free(p);
 }
 
+/* Hash of the orrery.conf text whose errors were last logged (0: none). */
+static uint64_t reported_hash;
+
+/* Every error of one load in one block: a single error on one line, as
+ * before; several under a heading line, one line each. */
+static void log_conf_errors(const char *path, char *err)
+{
+	size_t n = 1;
+
+	for (const char *p = err; (p = strchr(p, '\n')); p++)
+		n++;
+	if (n == 1) {
+		error("select/orrery: %s; running as plain cons_tres", err);
+		return;
+	}
+	error("select/orrery: %s: %zu errors; running as plain cons_tres:",
+	      path ? path : "orrery.conf", n);
+	for (char *save = NULL, *l = strtok_r(err, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save))
+		error("select/orrery:   %s", l);
+}
+
 static void load_conf_locked(void)
 {
 	char err[ORRERY_CONF_ERR_MAX] = "";
@@ -259,9 +282,15 @@ static void load_conf_locked(void)
 	orrery_conf_free(&ocnf);
 	rc = orrery_conf_load(path, &ocnf, err, sizeof(err));
 	if (rc < 0) {
-		error("select/orrery: %s; running as plain cons_tres", err);
+		/* slurmctld reloads on every reconfigure, node and partition
+		 * update: a file already reported is not reported again until
+		 * its text changes. */
+		if (conf_hash != reported_hash)
+			log_conf_errors(path, err);
+		reported_hash = conf_hash;
 		conf_ok = false;
 	} else {
+		reported_hash = 0;
 		if (rc > 0)
 			info("select/orrery: %s", err);
 		conf_ok = true;
@@ -902,25 +931,26 @@ static void mark_free_nodes(job_record_t *job_ptr, bitstr_t *bitmap,
 	FREE_NULL_BITMAP(fit);
 }
 
-/* Rank candidate node sets of a->min_nodes among a->bitmap and keep the
+/* Rank candidate node sets of n_nodes among a->bitmap and keep the
  * first MAX_TRIES in e under key.  false: placement failed (reported). */
 static bool rank_locked(orrery_job_test_args_t *a, orr_entry_t *e,
 			const orrery_profile_t *prof,
-			const orr_rank_key_t *key)
+			const orr_rank_key_t *key, uint32_t n_nodes)
 {
 	orrery_placement_t *pl = NULL;
 	orrery_error_t err = { 0 };
 	orr_cand_t cands[MAX_TRIES];
 	uint8_t *free_nodes;
 	uint32_t *nodes = NULL;
-	uint32_t want = a->min_nodes ? a->min_nodes : 1;
+	uint32_t want = n_nodes ? n_nodes : 1;
 	size_t cnt, n_c = 0;
 	bool ok = false;
 
 	free_nodes = xcalloc(g.orr_nodes ? g.orr_nodes : 1, 1);
 	mark_free_nodes(a->job_ptr, a->bitmap, free_nodes, want);
-	if (orrery_cluster_place(g.cluster, free_nodes, a->min_nodes, prof,
+	if (orrery_cluster_place(g.cluster, free_nodes, want, prof,
 				 &pl, &err)) {
+		snprintf(e->fallback, sizeof(e->fallback), "placement_error");
 		fallback(a->job_ptr, "placement failed: %s", err.message);
 		goto out;
 	}
@@ -954,6 +984,20 @@ out:
 	return ok;
 }
 
+/* A narrowed answer that changes what the job's options mean is refused
+ * like one cons_tres refused itself. */
+static bool answer_keeps_options(job_record_t *job_ptr, bitstr_t *full,
+				 bitstr_t *answer, size_t c)
+{
+	char why[96];
+
+	if (orr_answer_keeps_options(job_ptr, full, answer, why, sizeof(why)))
+		return true;
+	info("select/orrery: %pJ candidate %zu not taken: %s", job_ptr, c + 1,
+	     why);
+	return false;
+}
+
 static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
 			  size_t c, bitstr_t *try, bool narrow)
 {
@@ -973,13 +1017,17 @@ static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
  * offered).  The ranking is reused while its
  * key holds (same state version, bitmap, request); so is what cons_tres
  * answered: candidates it refused under that key are not offered again.
- * `answer' (narrow only): the nodes cons_tres just chose on the full set;
- * a first candidate equal to it is taken without asking cons_tres again,
- * since nothing has rewritten the job's resources since that answer.
+ * `answer': the nodes cons_tres just chose on the full set; candidates
+ * are of its size (options.c: -N min-max, --spread-job, ... keep their
+ * meaning), and a narrowed answer is taken only if it keeps what the
+ * job's options define (orr_answer_keeps_options()).  A first candidate
+ * equal to it is taken without asking cons_tres again, since nothing
+ * has rewritten the job's resources since that answer.
  */
 static int place_locked(orrery_job_test_args_t *a, bool narrow,
 			bitstr_t *answer, size_t *tries)
 {
+	uint32_t n_nodes = bit_set_count(answer);
 	job_record_t *job_ptr = a->job_ptr;
 	orr_entry_t *e;
 	orr_rank_key_t key;
@@ -993,7 +1041,7 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow,
 		.version = g.version,
 		.bitmap_hash = hash_bitmap(ORR_HASH_INIT, a->bitmap),
 		.req_hash = req_hash(a),
-		.min_nodes = a->min_nodes,
+		.min_nodes = n_nodes,
 	};
 	if (e->ranked && orr_key_equal(&e->key, &key)) {
 		stats.rank_hits++;
@@ -1004,16 +1052,17 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow,
 
 		stats.rank_misses++;
 		orr_cache_unrank(g.cache, e);
-		prof = entry_profile_locked(job_ptr, e, a->min_nodes);
-		ok = prof && rank_locked(a, e, prof, &key);
+		prof = entry_profile_locked(job_ptr, e, n_nodes);
+		ok = prof && rank_locked(a, e, prof, &key, n_nodes);
 		stats.rank_ns += now_ns() - t0;
 		if (!ok)
 			goto out;
 	}
 	if (!e->n_cand) {
+		snprintf(e->fallback, sizeof(e->fallback), "no_candidate");
 		if (orr_debug())
 			info("select/orrery: no candidate of %u nodes among the free ones for %pJ",
-			     a->min_nodes, job_ptr);
+			     n_nodes, job_ptr);
 		goto out;
 	}
 	stats.placements++;
@@ -1040,8 +1089,10 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow,
 		} else {
 			(*tries)++;
 		}
-		if (kept || delegate(a, try) == SLURM_SUCCESS) {
+		if (kept || (delegate(a, try) == SLURM_SUCCESS &&
+			     answer_keeps_options(job_ptr, answer, try, c))) {
 			bit_copybits(a->bitmap, try);
+			e->fallback[0] = '\0';
 			FREE_NULL_BITMAP(try);
 			e->outcome = (int) c;
 			stats.narrowed++;
@@ -1053,6 +1104,11 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow,
 	}
 	if (narrow)
 		stats.tries_skipped += first;
+	if (narrow && rc != SLURM_SUCCESS)
+		snprintf(e->fallback, sizeof(e->fallback),
+			 "candidates_refused");
+	else if (!narrow)
+		snprintf(e->fallback, sizeof(e->fallback), "advise");
 out:
 	log_stats_locked(false);
 	return rc;
@@ -1129,7 +1185,7 @@ static int advise_locked(orrery_job_test_args_t *a)
 		slurm_mutex_lock(&lock);
 		size_t tries = 0;
 
-		place_locked(&offered, false, NULL, &tries);
+		place_locked(&offered, false, a->bitmap, &tries);
 		slurm_mutex_unlock(&lock);
 	}
 	FREE_NULL_BITMAP(offered.bitmap);
@@ -1139,6 +1195,7 @@ static int advise_locked(orrery_job_test_args_t *a)
 static int job_test(orrery_job_test_args_t *a)
 {
 	job_record_t *job_ptr = a->job_ptr;
+	const char *unkept;
 	bool narrow;
 
 	/* Will-run (backfill's plan), test-only and reservation tests:
@@ -1148,11 +1205,22 @@ static int job_test(orrery_job_test_args_t *a)
 	slurm_mutex_lock(&lock);
 	if (!ensure_cluster_locked() || !job_profile_spec(job_ptr))
 		goto unlocked_delegate;
-	/* Jobs naming nodes or preempting others are left to cons_tres. */
-	narrow = ocnf.mode == ORRERY_MODE_ENFORCE &&
-		!(job_ptr->details && job_ptr->details->req_node_bitmap) &&
-		!(a->preemptee_candidates &&
-		  list_count(a->preemptee_candidates));
+	/* Options a narrowed bitmap would not keep (options.c): the job is
+	 * cons_tres's, and its record says why. */
+	narrow = ocnf.mode == ORRERY_MODE_ENFORCE;
+	if (narrow && (unkept = orr_option_unkept(job_ptr,
+						  a->preemptee_candidates))) {
+		orr_entry_t *e = job_entry_locked(job_ptr,
+						  job_profile_spec(job_ptr));
+
+		if (e && strcmp(e->fallback, unkept)) {
+			snprintf(e->fallback, sizeof(e->fallback), "%s",
+				 unkept);
+			info("select/orrery: %pJ has %s, left to cons_tres as it is",
+			     job_ptr, unkept);
+		}
+		goto unlocked_delegate;
+	}
 	if (!narrow && ocnf.mode != ORRERY_MODE_ADVISE)
 		goto unlocked_delegate;
 	if (narrow)
@@ -1200,42 +1268,94 @@ static void admin_comment_set(job_record_t *job_ptr, const char *record)
 	free(merged);
 }
 
+/* Why a profiled job gets no orrery model at all. */
+static const char *no_model_reason_locked(void)
+{
+	if (!conf_ok)
+		return "conf_error";
+	if (ocnf.mode == ORRERY_MODE_OFF)
+		return "mode_off";
+	if (lib_missing())
+		return "no_placement_lib";
+	return "topology";
+}
+
+/* The profile the job asked for, canonical when it parsed (as the user
+ * would write it: "gpt2:batch=16,precision=bf16", not the resolved
+ * pattern), else as written.  malloc()ed. */
+static char *requested_text(const orr_entry_t *e, const char *spec)
+{
+	char *canon = (e && e->parsed) ? orrery_profile_canonical(e->parsed) :
+		NULL;
+	char *r = strndup(canon ? canon : spec, 2048);
+
+	if (canon)
+		orrery_free(canon);
+	return r;
+}
+
+/* A profiled job that orrery could not evaluate: its record says what it
+ * asked for and why nothing came of it (orrery-sacct shows both). */
+static void record_unplaced_locked(job_record_t *job_ptr, const char *spec,
+				   const orr_entry_t *e, const char *why)
+{
+	char *req = requested_text(e, spec);
+	orrery_admin_record_t r = {
+		.requested = req, .fallback = why,
+		.from_default = spec == ocnf.default_profile,
+	};
+	char *rec = orrery_admin_record_format(&r);
+
+	if (rec)
+		admin_comment_set(job_ptr, rec);
+	free(rec);
+	free(req);
+}
+
 void orrery_ctld_job_begin(job_record_t *job_ptr)
 {
 	const orrery_profile_t *prof = NULL;
 	orrery_eval_t *ev = NULL;
 	orrery_error_t err = { 0 };
-	orr_entry_t *e;
+	orr_entry_t *e = NULL;
+	const char *why = NULL;	/* set: a fallback-only record at out */
 	uint32_t *nodes = NULL;
 	size_t n = 0;
 	const char *spec;
-	char *canon = NULL, *rec = NULL, *names, buf[64];
+	char *canon = NULL, *rec = NULL, *req = NULL, *names, buf[64];
 	int64_t shift, period, epoch;
 	double smin;
 	int cnt;
-
 	uint64_t t0 = now_ns();
 
 	slurm_mutex_lock(&lock);
 	bump_version_locked();	/* cons_tres allocated: any job */
-	if (!(spec = job_profile_spec(job_ptr)) || !ensure_cluster_locked() ||
-	    !job_ptr->node_bitmap)
+	if (!(spec = job_profile_spec(job_ptr)))
+		goto out;
+	why = no_model_reason_locked();
+	if (!ensure_cluster_locked())
+		goto out;
+	why = "no_nodes";
+	if (!job_ptr->node_bitmap)
 		goto out;
 	/* node_cnt is set after select_g_job_begin(): count the bitmap. */
 	cnt = bit_set_count(job_ptr->node_bitmap);
 	if (cnt <= 0)
 		goto out;
+	why = "bad_profile";
 	if (!(e = job_entry_locked(job_ptr, spec)))
-		goto out;
+		goto out;	/* recorded as written */
 	orr_cache_unrank(g.cache, e);	/* placed: the ranking is spent */
 	if (!(prof = entry_profile_locked(job_ptr, e, cnt)))
 		goto out;
+	why = "evaluation";
 	nodes = xcalloc(cnt, sizeof(uint32_t));
 	for (int i = 0; i < bit_size(job_ptr->node_bitmap) &&
 		     i < g.slurm_nodes && n < (size_t) cnt; i++) {
 		if (!bit_test(job_ptr->node_bitmap, i))
 			continue;
 		if (g.slurm2orr[i] < 0) {
+			why = "node_not_in_tree";
 			fallback(job_ptr, "node %s is not in the switch tree",
 				 node_record_table_ptr[i] ?
 				 node_record_table_ptr[i]->name : "?");
@@ -1258,6 +1378,7 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 		goto out;
 	}
 	stats.begun++;
+	why = NULL;
 	save_state_locked();
 
 	snprintf(buf, sizeof(buf), "%"PRId64, period);
@@ -1270,12 +1391,17 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	spank_env_set(job_ptr, "ORRERY_JOB_SCORE", buf);
 
 	canon = orrery_profile_canonical(prof);
+	req = requested_text(e, spec);
 	{
 		orrery_admin_record_t r = {
 			.period_us = period, .shift_us = shift,
 			.epoch_us = epoch, .score_min = smin,
 			.score_mean = orrery_eval_score_mean(ev),
 			.links = orrery_eval_link_count(ev), .profile = canon,
+			.placed = true, .requested = req,
+			.from_default = spec == ocnf.default_profile,
+			/* set when cons_tres, not orrery, chose the nodes */
+			.fallback = e->fallback,
 		};
 		rec = orrery_admin_record_format(&r);
 	}
@@ -1286,9 +1412,12 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	     job_ptr, names, period, shift, smin);
 	xfree(names);
 out:
+	if (why)
+		record_unplaced_locked(job_ptr, spec, e, why);
 	stats.begin_ns += now_ns() - t0;
 	log_stats_locked(false);
 	slurm_mutex_unlock(&lock);
+	free(req);
 	free(rec);
 	if (canon)
 		orrery_free(canon);

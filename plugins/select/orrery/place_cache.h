@@ -53,6 +53,10 @@ typedef struct orr_entry {
 	void *resolved;		/* parsed, resolved for resolved_nodes */
 	uint32_t resolved_nodes;
 	uint64_t resolved_version;
+	/* Why orrery did not choose this job's nodes at its last run-now
+	 * test ("option:contiguous", "candidates_refused", ...; "" when it
+	 * did): kept past the ranking for the job's accounting record. */
+	char fallback[40];
 
 	bool ranked;
 	orr_rank_key_t key;

@@ -51,7 +51,11 @@ static int64_t common_epoch(List jobs)
 
 		if (!live(j) || orrery_admin_record_parse(j->admin_comment, &r) != 1)
 			continue;
-		free((char *) r.profile);
+		if (!r.placed) {	/* a fallback-only record: not modelled */
+			orrery_admin_record_clear(&r);
+			continue;
+		}
+		orrery_admin_record_clear(&r);
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
 			xrecalloc(ep, cap, sizeof(*ep));
@@ -90,6 +94,10 @@ static int add_one(orrery_cluster_t *c, job_record_t *j, const long *s2o,
 		snprintf(why, len, "its ORR1: record is malformed");
 		return -1;
 	}
+	if (!r.placed) {	/* orrery gave it no evaluation: not modelled */
+		rc = 0;
+		goto out;
+	}
 	if (!r.profile) {
 		snprintf(why, len, "its ORR1: record has no profile");
 		goto out;
@@ -119,7 +127,7 @@ static int add_one(orrery_cluster_t *c, job_record_t *j, const long *s2o,
 	}
 	rc = 1;
 out:
-	free((char *) r.profile);
+	orrery_admin_record_clear(&r);
 	orrery_profile_free(p);
 	xfree(nodes);
 	return rc;
