@@ -446,6 +446,79 @@ int orrery_solve_job_shift(const orrery_solve_t *s, uint32_t job_id,
 void orrery_solve_free(orrery_solve_t *s);
 
 /* ------------------------------------------------------------------ */
+/* Time division of link groups (orrery-score(7), TIME DIVISION)        */
+/* ------------------------------------------------------------------ */
+
+/* A link group is a connected set of constrained uplinks (capacity known,
+ * at least two jobs each) and the jobs crossing them.  For each group,
+ * liborrery predicts every job's iteration time with one fluid model
+ * (max-min fair sharing of the group's links) three ways:
+ *   ROTATE: gated at its own period with the rotation (affinity) shift;
+ *   DIVIDE: gated to one common period with one slot per job, chosen so
+ *           that no link is over capacity (only when the best rotation
+ *           score is below 1 and the group has at most 16 jobs);
+ *   SHARE:  ungated, all jobs starting in step;
+ * and chooses the mode with the lowest total predicted slowdown (sum over
+ * the jobs of predicted / isolated iteration time); a mode must win by
+ * 0.5 % over the one preferred before it (SHARE, ROTATE, DIVIDE). */
+typedef enum orrery_group_mode {
+	ORRERY_GROUP_ROTATE = 0,
+	ORRERY_GROUP_DIVIDE = 1,
+	ORRERY_GROUP_SHARE = 2
+} orrery_group_mode;
+const char *orrery_group_mode_name(int mode);  /* "rotate", ... */
+
+typedef struct orrery_division orrery_division_t;
+
+/* Every link group of the cluster's running jobs (nothing is changed). */
+int orrery_cluster_divide(const orrery_cluster_t *c, orrery_division_t **out,
+			  orrery_error_t *err);
+/* n explicit profiles on one link (demands as given); job ids are the
+ * profile indices 0..n-1. */
+int orrery_link_divide(const orrery_profile_t *const *profiles, size_t n,
+		       uint64_t capacity_mbps, const orrery_circle_opts_t *opts,
+		       orrery_division_t **out, orrery_error_t *err);
+
+typedef struct orrery_division_group {
+	uint32_t links;
+	uint32_t jobs;
+	double score;            /* rotation score achieved, min over links */
+	int mode;                /* orrery_group_mode chosen               */
+	int64_t period_us;       /* time division's common period; 0 = none */
+	/* Predicted total slowdown (sum of predicted / isolated iteration
+	 * time over the group's jobs); < 0 when not predicted. */
+	double slowdown_rotate, slowdown_divide, slowdown_share;
+	const char *reason;      /* one line; belongs to the division */
+} orrery_division_group_t;
+
+size_t orrery_division_group_count(const orrery_division_t *d);
+int orrery_division_group(const orrery_division_t *d, size_t i,
+			  orrery_division_group_t *out);
+/* Switch indices of group i's links (returns the count, copies <= max). */
+size_t orrery_division_group_links(const orrery_division_t *d, size_t i,
+				   uint32_t *switches, size_t max);
+
+typedef struct orrery_division_job {
+	uint32_t job_id;
+	long group;              /* -1: shares no constrained link         */
+	int gated;               /* gate on under the chosen mode          */
+	int64_t period_us;       /* gate period and shift when gated       */
+	int64_t shift_us;
+	int64_t isolated_us;     /* iteration time alone                   */
+	/* Predicted iteration time, µs; < 0 when not predicted. */
+	double iter_rotate_us, iter_divide_us, iter_share_us;
+	int64_t divide_shift_us; /* slot under time division (if computed) */
+} orrery_division_job_t;
+
+size_t orrery_division_job_count(const orrery_division_t *d);
+int orrery_division_job(const orrery_division_t *d, size_t i,
+			orrery_division_job_t *out);
+/* ORRERY_ENOENT if the job is not in the division. */
+int orrery_division_find_job(const orrery_division_t *d, uint32_t job_id,
+			     orrery_division_job_t *out);
+void orrery_division_free(orrery_division_t *d);
+
+/* ------------------------------------------------------------------ */
 /* Gate: when may a job's next communication phase start?              */
 /* ------------------------------------------------------------------ */
 
