@@ -8,6 +8,7 @@
 #include <deque>
 #include <queue>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <unistd.h>
 
@@ -66,6 +67,11 @@ struct Running {
 	uint64_t iter = 0;
 	uint32_t flow = 0;
 	bool in_net = false;
+	bool stepped = false;     // iterations simulated (not one fixed event)
+	bool pending = false;     // a gate change waits for a boundary
+	double pending_after = 0;
+	GateChange change;
+	orrery_gate_stats_t acc{};  // counters of gates already replaced
 };
 
 }  // namespace
@@ -181,6 +187,38 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		start_up(j, now);
 	};
 
+	auto add_stats = [](orrery_gate_stats_t &acc, const orrery_gate_t *g) {
+		orrery_gate_stats_t gs;
+		orrery_gate_stats(g, &gs);
+		acc.missed += gs.missed;
+		acc.total_wait_us += gs.total_wait_us;
+		acc.reanchored += gs.reanchored;
+		acc.rearmed += gs.rearmed;
+		acc.disables += gs.disables;
+		acc.disabled = gs.disabled;
+	};
+	// A gate change at an iteration boundary: a fresh gate on the new
+	// grid (liborrery's, as the job-side runtime would build it).
+	auto apply_change = [&](uint32_t j) {
+		Running &r = run[j];
+		if (r.gate)
+			add_stats(r.acc, r.gate.get());
+		r.acc.disabled = 0;
+		r.pl.gated = r.change.gated;
+		r.pl.shift = r.change.shift;
+		r.pl.gate_period = r.change.period;
+		if (r.pl.gated && r.pl.gate_period > 0)
+			r.gate.reset(make_gate(r.pl, jobs[j].pattern, opt_.epoch));
+		else
+			r.gate.reset();
+		r.pending = false;
+		res[j].realigned++;
+		res[j].ever_gated |= r.pl.gated;
+		res[j].gated = r.pl.gated;
+		res[j].shift = r.pl.shift;
+		res[j].gate_period = r.pl.gate_period;
+	};
+
 	auto after_up = [&](uint32_t j, double now) {
 		Running &r = run[j];
 		const Pattern &pat = jobs[j].pattern;
@@ -198,7 +236,37 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			return;
 		}
 		r.phase = 0;
+		if (r.pending && now + tail >= r.pending_after)
+			apply_change(j);
 		push(now + tail + pat.phases[0].offset, EV_DOWN_END, j);
+	};
+
+	std::unordered_map<uint32_t, uint32_t> by_id;
+	for (uint32_t i = 0; i < nj; i++)
+		by_id[jobs[i].id] = i;
+	std::vector<GateChange> changes;
+	// Gate changes from the policy: the newcomer's (started == j) now,
+	// running jobs' later.
+	auto take_changes = [&](double now, long started) {
+		changes.clear();
+		policy_.gate_changes(changes);
+		for (const GateChange &c : changes) {
+			auto it = by_id.find(c.job_id);
+			if (it == by_id.end())
+				continue;
+			uint32_t k = it->second;
+			if ((long)k == started) {
+				run[k].pl.gated = c.gated;
+				run[k].pl.shift = c.shift;
+				run[k].pl.gate_period = c.period;
+				continue;
+			}
+			if (!run[k].stepped)
+				continue;  // not running, or one fixed event
+			run[k].change = c;
+			run[k].pending = true;
+			run[k].pending_after = now + opt_.realign_delay;
+		}
 	};
 
 	auto start_job = [&](uint32_t j, double now, Placement &&pl) {
@@ -209,10 +277,11 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		}
 		r.pl = std::move(pl);
 		res[j].start = now;
+		policy_.started(jobs[j], r.pl, now);
+		take_changes(now, (long)j);
 		res[j].gated = r.pl.gated;
 		res[j].shift = r.pl.shift;
 		res[j].gate_period = r.pl.gate_period;
-		policy_.started(jobs[j], r.pl, now);
 		const Pattern &pat = jobs[j].pattern;
 		bool any = false;
 		if (!ideal) {
@@ -238,6 +307,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		}
 		if (r.pl.gated)
 			r.gate.reset(make_gate(r.pl, pat, opt_.epoch));
+		res[j].ever_gated = r.pl.gated;
+		r.stepped = true;
 		r.phase = 0;
 		r.iter = 0;
 		push(now + pat.phases[0].offset, EV_DOWN_END, j);
@@ -306,12 +377,16 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			break;
 		case EV_JOB_END:
 			res[e.a].finish = now;
-			if (run[e.a].gate) {
-				orrery_gate_stats_t gs;
-				orrery_gate_stats(run[e.a].gate.get(), &gs);
-				res[e.a].gate_missed = gs.missed;
-				res[e.a].gate_disabled = gs.disabled != 0;
-				res[e.a].gate_wait = (double)gs.total_wait_us / 1e6;
+			{
+				orrery_gate_stats_t &acc = run[e.a].acc;
+				if (run[e.a].gate)
+					add_stats(acc, run[e.a].gate.get());
+				res[e.a].gate_missed = acc.missed;
+				res[e.a].gate_disabled = acc.disabled != 0;
+				res[e.a].gate_wait = (double)acc.total_wait_us / 1e6;
+				res[e.a].gate_reanchored = acc.reanchored;
+				res[e.a].gate_rearmed = acc.rearmed;
+				res[e.a].gate_disables = acc.disables;
 			}
 			for (uint32_t n : run[e.a].pl.nodes) {
 				free[n] = 1;
@@ -319,6 +394,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			}
 			policy_.ended(jobs[e.a]);
 			run[e.a] = Running{};
+			take_changes(now, -1);
 			done++;
 			schedule(now);
 			break;

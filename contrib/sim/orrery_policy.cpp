@@ -1,5 +1,11 @@
 // The orrery placement policies: liborrery's cluster state and candidate
-// ranking, driven exactly as the select plugin drives them.
+// ranking, driven exactly as the select plugin drives them.  The orrery
+// policy also re-aligns: after every start and end it asks liborrery for
+// the link groups again (orrery_cluster_realign) and hands the engine the
+// gates that changed: the newcomer's at once, running jobs' at their next
+// iteration boundary after the re-alignment delay.  Jobs on no shared
+// constrained link, and groups liborrery leaves to free sharing, are not
+// gated.
 #include "bridge.hpp"
 #include "policies.hpp"
 
@@ -24,7 +30,11 @@ public:
 		check(orrery_cluster_new(t, &o, &c_, &err), err, "cluster");
 		orrery_cluster_set_epoch_us(c_, 0);
 	}
-	~OrreryPolicy() override { orrery_cluster_free(c_); }
+	~OrreryPolicy() override
+	{
+		orrery_division_free(div_);
+		orrery_cluster_free(c_);
+	}
 	const char *name() const override
 	{
 		return shifts_ ? "orrery" : "orrery-place";
@@ -85,15 +95,47 @@ public:
 					     profiles_.get(job.profile_index),
 					     shift, &err),
 		      err, "orrery_cluster_add_job for job " + std::to_string(job.id));
+		realign();
 	}
 
 	void ended(const JobSpec &job) override
 	{
-		if (!job.pattern.phases.empty())
+		if (!job.pattern.phases.empty()) {
 			orrery_cluster_remove_job(c_, job.id);
+			realign();
+		}
+	}
+
+	void gate_changes(std::vector<GateChange> &out) override
+	{
+		out.swap(changes_);
+		changes_.clear();
 	}
 
 private:
+	void realign()
+	{
+		if (!shifts_)
+			return;
+		orrery_error_t err{};
+		orrery_division_t *d = nullptr;
+		check(orrery_cluster_realign(c_, div_, 1, &d, &err), err,
+		      "orrery_cluster_realign");
+		orrery_division_free(div_);
+		div_ = d;
+		for (size_t i = 0; i < orrery_division_job_count(d); i++) {
+			orrery_division_job_t j;
+			if (orrery_division_job(d, i, &j) != ORRERY_OK || !j.changed)
+				continue;
+			GateChange c;
+			c.job_id = j.job_id;
+			c.gated = j.gated != 0;
+			c.period = (double)j.period_us / 1e6;
+			c.shift = (double)j.shift_us / 1e6;
+			changes_.push_back(c);
+		}
+	}
+
 	const Fabric &fabric_;
 	std::vector<std::vector<uint32_t>> below_;
 	bool silent_ = false;
@@ -101,6 +143,8 @@ private:
 	bool shifts_;
 	orrery_cluster_t *c_ = nullptr;
 	int64_t shift_us_ = 0, period_us_ = 0;
+	orrery_division_t *div_ = nullptr;   // the gates the jobs follow
+	std::vector<GateChange> changes_;
 };
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace {
 void fill_job(const orrery_division_t *d, size_t i, orrery_division_job_t *out)
 {
 	const orrery::JobGate &j = d->d.jobs[i];
-	out->job_id = d->job_ids[i];
+	out->job_id = d->d.job_ids[i];
 	out->group = j.group;
 	out->gated = j.gated ? 1 : 0;
 	out->period_us = j.gated ? j.period_us : 0;
@@ -19,6 +19,7 @@ void fill_job(const orrery_division_t *d, size_t i, orrery_division_job_t *out)
 	out->isolated_us = j.isolated_us;
 	out->iter_rotate_us = out->iter_divide_us = out->iter_share_us = -1;
 	out->divide_shift_us = 0;
+	out->changed = j.changed ? 1 : 0;
 	if (j.group < 0)
 		return;
 	const orrery::GroupDecision &g = d->d.groups[(size_t)j.group];
@@ -43,6 +44,32 @@ const char *orrery_group_mode_name(int mode)
 	return orrery::group_mode_name((orrery::GroupMode)mode);
 }
 
+int orrery_cluster_realign(orrery_cluster_t *c, const orrery_division_t *prev,
+			   int apply, orrery_division_t **out, orrery_error_t *err)
+{
+	return orrery::guard(err, [&] {
+		if (!c || !out)
+			fail(ORRERY_EINVAL, "orrery_cluster_realign: NULL cluster or out");
+		*out = nullptr;
+		orrery::fault_point("divide");
+		auto h = std::make_unique<orrery_division>();
+		h->d = orrery::divide_cluster(*c->c, prev ? &prev->d : nullptr);
+		if (apply) {
+			// Rotated jobs keep their own period: record the shift they
+			// are given, so that later placements score against it.
+			for (size_t i = 0; i < h->d.jobs.size(); i++) {
+				const orrery::JobGate &j = h->d.jobs[i];
+				if (j.group < 0 || !j.gated)
+					continue;
+				const orrery::GroupDecision &g = h->d.groups[(size_t)j.group];
+				if (g.mode == orrery::GroupMode::Rotate)
+					c->c->set_shift(h->d.job_ids[i], j.shift_us);
+			}
+		}
+		*out = h.release();
+	});
+}
+
 int orrery_cluster_divide(const orrery_cluster_t *c, orrery_division_t **out,
 			  orrery_error_t *err)
 {
@@ -52,7 +79,7 @@ int orrery_cluster_divide(const orrery_cluster_t *c, orrery_division_t **out,
 		*out = nullptr;
 		orrery::fault_point("divide");
 		auto h = std::make_unique<orrery_division>();
-		h->d = orrery::divide_cluster(*c->c, h->job_ids);
+		h->d = orrery::divide_cluster(*c->c, nullptr);
 		*out = h.release();
 	});
 }
@@ -75,10 +102,7 @@ int orrery_link_divide(const orrery_profile_t *const *profiles, size_t n,
 		if (!capacity_mbps)
 			fail(ORRERY_EINVAL, "orrery_link_divide: capacity 0 (unknown) has nothing to divide");
 		orrery::CircleOpts o = orrery::CircleOpts::from_c(opts);
-		std::vector<orrery::LinkJob> lj;
 		std::vector<orrery::Pattern> pats;
-		orrery::DivLink link;
-		link.capacity_mbps = capacity_mbps;
 		for (size_t i = 0; i < n; i++) {
 			const orrery_profile_t *p = profiles[i];
 			if (!p)
@@ -92,22 +116,9 @@ int orrery_link_divide(const orrery_profile_t *const *profiles, size_t n,
 				fail(ORRERY_EINVAL, "orrery_link_divide: profile " +
 				     std::to_string(i) + " has no Up phase");
 			pats.push_back(p->p.pattern);
-			lj.push_back(orrery::LinkJob{p->p.pattern, std::nullopt});
-			link.jobs.push_back(i);
-			link.patterns.push_back(p->p.pattern);
 		}
-		orrery::LinkScore s = orrery::best_rotations(lj, capacity_mbps, o);
 		auto h = std::make_unique<orrery_division>();
-		std::vector<orrery::DivLink> links;
-		std::vector<double> score;
-		if (n >= 2) {
-			links.push_back(std::move(link));
-			score.push_back(s.score);
-		}
-		h->d = orrery::divide_groups(pats, s.circle.gate_period_us, s.shift_us,
-					     links, score, o);
-		for (size_t i = 0; i < n; i++)
-			h->job_ids.push_back((uint32_t)i);
+		h->d = orrery::divide_link(pats, capacity_mbps, o);
 		*out = h.release();
 	});
 }
@@ -134,6 +145,7 @@ int orrery_division_group(const orrery_division_t *d, size_t i,
 	out->slowdown_divide = g.slowdown_divide;
 	out->slowdown_share = g.slowdown_share;
 	out->reason = g.reason.c_str();
+	out->reused = g.reused ? 1 : 0;
 	return ORRERY_OK;
 }
 
@@ -169,8 +181,8 @@ int orrery_division_find_job(const orrery_division_t *d, uint32_t job_id,
 {
 	if (!d || !out)
 		return ORRERY_EINVAL;
-	for (size_t i = 0; i < d->job_ids.size(); i++)
-		if (d->job_ids[i] == job_id) {
+	for (size_t i = 0; i < d->d.job_ids.size(); i++)
+		if (d->d.job_ids[i] == job_id) {
 			fill_job(d, i, out);
 			return ORRERY_OK;
 		}

@@ -43,5 +43,4 @@ struct orrery_solve {
 };
 struct orrery_division {
 	orrery::Division d;
-	std::vector<uint32_t> job_ids;  // index -> job id
 };

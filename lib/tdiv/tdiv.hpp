@@ -75,48 +75,60 @@ enum class GroupMode { Rotate = 0, Divide = 1, Share = 2 };
 const char *group_mode_name(GroupMode m);
 
 struct GroupDecision {
-	std::vector<size_t> links;      // indices into the DivLink list
-	std::vector<size_t> jobs;       // caller job indices, ascending
+	std::vector<size_t> links;      // indices into Division::link_ids
+	std::vector<size_t> jobs;       // indices into Division::jobs, ascending
 	double score = 1.0;             // min rotation score achieved
 	GroupMode mode = GroupMode::Rotate;
 	int64_t period_us = 0;          // time division's common period, 0 = none
+	std::vector<int64_t> rotate_shift_us;         // per group job
 	std::vector<int64_t> divide_shift_us;         // per group job
 	// Predictions per group job (µs; < 0 = not predicted).
 	std::vector<double> iter_rotate_us, iter_divide_us, iter_share_us;
 	// Totals of predicted iteration / isolated iteration over the jobs.
 	double slowdown_rotate = -1, slowdown_divide = -1, slowdown_share = -1;
 	std::string reason;
+	bool reused = false;            // carried over unchanged (realign)
 };
 
-// Per job of the caller's list: gate parameters under its group's mode.
+// Per job: gate parameters under its group's mode.
 struct JobGate {
 	long group = -1;         // -1: on no shared constrained link
 	bool gated = false;
 	int64_t period_us = 0;
 	int64_t shift_us = 0;
 	int64_t isolated_us = 0;
+	bool changed = true;     // differs from the previous division
 };
 
 struct Division {
 	std::vector<GroupDecision> groups;
 	std::vector<JobGate> jobs;
+	std::vector<uint32_t> job_ids;   // caller's id per job (cluster job id)
 	std::vector<uint32_t> link_ids;  // DivLink::id per link index
 };
 
-// Groups of `links` (connected through shared jobs) and a decision for
-// each.  patterns: node-level, per job; gate_period_us/rotate_shift_us:
-// each job's own gate period and the shift rotation gave it;
-// link_score: per link, the rotation score those shifts achieve.
-Division divide_groups(const std::vector<Pattern> &patterns,
-		       const std::vector<int64_t> &gate_period_us,
-		       const std::vector<int64_t> &rotate_shift_us,
-		       const std::vector<DivLink> &links,
-		       const std::vector<double> &link_score,
-		       const CircleOpts &o);
+// The decision for one group (local job indices 0..k-1 in `links`):
+// predictions under every mode, the slots when division is considered,
+// the choice.  gate_period_us/rotate_shift_us: each job's own gate period
+// and the shift rotation gave it; link_score: per link, the score those
+// shifts achieve.  jobs/links of the result are left empty.
+GroupDecision decide_group(const std::vector<Pattern> &patterns,
+			   const std::vector<int64_t> &gate_period_us,
+			   const std::vector<int64_t> &rotate_shift_us,
+			   const std::vector<DivLink> &links,
+			   const std::vector<double> &link_score,
+			   const CircleOpts &o);
+
+// Every job on one link (orrery_link_divide): a group when n >= 2.
+Division divide_link(const std::vector<Pattern> &patterns, uint64_t capacity_mbps,
+		     const CircleOpts &o);
 
 class Cluster;
-// The whole cluster: links and rotation shifts from solve_shifts();
-// job_ids[i] is the cluster job of result.jobs[i].
-Division divide_cluster(const Cluster &c, std::vector<uint32_t> &job_ids);
+// The cluster's link groups.  With prev, a group whose jobs and links are
+// those of a group of prev keeps prev's decision; a changed group is
+// re-solved (rotation on its links, then decide_group) and its shifts are
+// all moved by the one amount that leaves the most of its running jobs'
+// gates as prev had them.  JobGate::changed says which differ from prev.
+Division divide_cluster(const Cluster &c, const Division *prev);
 
 }  // namespace orrery

@@ -220,16 +220,22 @@ static void test_leaving(void **state)
 	orrery_division_job_t j;
 	orrery_division_group_t g;
 
+	orrery_division_t *prev = NULL;
+	assert_int_equal(orrery_cluster_realign(c, NULL, 1, &prev, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_find_job(prev, 1, &j), ORRERY_OK);
+	assert_true(j.gated && j.changed);
 	assert_int_equal(orrery_cluster_remove_job(c, 2), ORRERY_OK);
-	assert_int_equal(orrery_cluster_divide(c, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_cluster_realign(c, prev, 1, &d, &err), ORRERY_OK);
 	assert_int_equal(orrery_division_group_count(d), 0);
 	assert_int_equal(orrery_division_job_count(d), 2);
 	for (uint32_t id = 1; id <= 3; id += 2) {
 		assert_int_equal(orrery_division_find_job(d, id, &j), ORRERY_OK);
 		assert_int_equal(j.group, -1);
 		assert_false(j.gated);
+		assert_true(j.changed);  /* the gate goes off: a change to carry */
 	}
 	orrery_division_free(d);
+	orrery_division_free(prev);
 	orrery_cluster_free(c);
 
 	c = chain();
@@ -241,6 +247,68 @@ static void test_leaving(void **state)
 	assert_int_equal(g.mode, ORRERY_GROUP_DIVIDE);
 	assert_int_equal(g.period_us, 120000);
 	orrery_division_free(d);
+	orrery_cluster_free(c);
+}
+
+/* Re-alignment changes as few gates as it can: two pairs of 25 %-duty
+ * jobs, one across leaf1/leaf2, one across leaf3/leaf4; a fifth job joins
+ * the second pair's uplinks.  The first group is carried over as it was;
+ * in the re-solved second group the two running jobs keep their slots,
+ * and only the newcomer's gate is new. */
+#define QUARTER "period=100ms;up=0ms+25ms@100Gbps"
+static void test_realign_few_changes(void **state)
+{
+	(void)state;
+	orrery_cluster_t *c = four_leaves();
+	orrery_division_t *prev = NULL, *d = NULL;
+	orrery_error_t err;
+	orrery_division_job_t a, b;
+	orrery_division_group_t g;
+	int reused = 0;
+
+	add(c, 1, 0, 2, QUARTER);
+	add(c, 2, 1, 3, QUARTER);
+	add(c, 3, 4, 6, QUARTER);
+	add(c, 4, 5, 7, QUARTER);
+	assert_int_equal(orrery_cluster_realign(c, NULL, 1, &prev, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(prev), 2);
+	{
+		/* Nodes 5 and 6 are jobs 4's and 3's (OverSubscribe). */
+		orrery_profile_t *p = profile(QUARTER);
+		uint32_t nodes[2] = { 5, 6 };
+		assert_int_equal(orrery_cluster_add_job(c, 5, nodes, 2, p, 0, &err), ORRERY_OK);
+		orrery_profile_free(p);
+	}
+	assert_int_equal(orrery_cluster_realign(c, prev, 1, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(d), 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(orrery_division_group(d, i, &g), ORRERY_OK);
+		assert_int_equal(g.mode, ORRERY_GROUP_ROTATE);
+		reused += g.reused;
+	}
+	assert_int_equal(reused, 1);
+	for (uint32_t id = 1; id <= 4; id++) {
+		assert_int_equal(orrery_division_find_job(prev, id, &a), ORRERY_OK);
+		assert_int_equal(orrery_division_find_job(d, id, &b), ORRERY_OK);
+		assert_false(b.changed);
+		assert_int_equal(a.shift_us, b.shift_us);
+	}
+	assert_int_equal(orrery_division_find_job(d, 5, &b), ORRERY_OK);
+	assert_true(b.changed && b.gated);
+	/* The three slots of leaf3's group are apart. */
+	{
+		int64_t s[3];
+		for (uint32_t id = 3; id <= 5; id++) {
+			assert_int_equal(orrery_division_find_job(d, id, &b), ORRERY_OK);
+			s[id - 3] = b.shift_us;
+		}
+		for (int x = 0; x < 3; x++)
+			for (int y = x + 1; y < 3; y++)
+				assert_true(mod(s[x] - s[y], 100000) >= 25000 &&
+					    mod(s[y] - s[x], 100000) >= 25000);
+	}
+	orrery_division_free(d);
+	orrery_division_free(prev);
 	orrery_cluster_free(c);
 }
 
@@ -274,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_choice),
 		cmocka_unit_test(test_two_links),
 		cmocka_unit_test(test_leaving),
+		cmocka_unit_test(test_realign_few_changes),
 		cmocka_unit_test(test_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
