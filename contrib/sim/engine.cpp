@@ -199,7 +199,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	};
 	// A gate change at an iteration boundary: a fresh gate on the new
 	// grid (liborrery's, as the job-side runtime would build it).
-	auto apply_change = [&](uint32_t j) {
+	auto apply_change = [&](uint32_t j, bool at_launch) {
 		Running &r = run[j];
 		if (r.gate)
 			add_stats(r.acc, r.gate.get());
@@ -212,7 +212,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		else
 			r.gate.reset();
 		r.pending = false;
-		res[j].realigned++;
+		if (!at_launch)
+			res[j].realigned++;
 		res[j].ever_gated |= r.pl.gated;
 		res[j].gated = r.pl.gated;
 		res[j].shift = r.pl.shift;
@@ -237,7 +238,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		}
 		r.phase = 0;
 		if (r.pending && now + tail >= r.pending_after)
-			apply_change(j);
+			apply_change(j, false);
 		push(now + tail + pat.phases[0].offset, EV_DOWN_END, j);
 	};
 
@@ -264,6 +265,12 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			if (!run[k].stepped)
 				continue;  // not running, or one fixed event
 			run[k].change = c;
+			if (res[k].start == now && run[k].iter == 0 && !run[k].pending) {
+				// Started in this same instant: it has not asked its
+				// gate yet and takes the latest parameters at launch.
+				apply_change(k, true);
+				continue;
+			}
 			run[k].pending = true;
 			run[k].pending_after = now + opt_.realign_delay;
 		}

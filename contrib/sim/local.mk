@@ -32,6 +32,11 @@ TESTS += tests/sim/test_sim_trace
 tests_sim_test_sim_trace_SOURCES = tests/sim/test_sim_trace.cpp
 tests_sim_test_sim_trace_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
 tests_sim_test_sim_trace_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/sim/test_sim_orrery
+TESTS += tests/sim/test_sim_orrery
+tests_sim_test_sim_orrery_SOURCES = tests/sim/test_sim_orrery.cpp
+tests_sim_test_sim_orrery_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
+tests_sim_test_sim_orrery_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
 endif
 
 TESTS += tests/sim/cli-trace.sh
