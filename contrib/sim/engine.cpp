@@ -35,7 +35,13 @@ enum EvType : uint8_t {
 	EV_UP_END,    // a = job, b = flow id, v = flow version
 	EV_UP_FIXED,  // a = job: Up phase on no constrained link ended
 	EV_JOB_END,   // a = job
+	EV_SHARE,     // a = job, v = share sequence: mltcp share update
 };
+
+// mltcp's rule: share = 1 + kMltcpSlope * (fraction of this iteration's
+// bytes already sent), updated every 1/kMltcpSteps of a phase's bytes.
+constexpr double kMltcpSlope = 2.0;
+constexpr int kMltcpSteps = 10;
 
 struct Event {
 	double t;
@@ -67,6 +73,8 @@ struct Running {
 	uint64_t iter = 0;
 	uint32_t flow = 0;
 	bool in_net = false;
+	double iter_sent = 0;     // mltcp: Mbit per node sent in earlier phases
+	uint64_t share_seq = 0;   // mltcp: the EV_SHARE event that counts
 	bool stepped = false;     // iterations simulated (not one fixed event)
 	bool pending = false;     // a gate change waits for a boundary
 	double pending_after = 0;
@@ -143,13 +151,41 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		push(jobs[i].arrival, EV_ARRIVE, i);
 	}
 
-	auto reschedule = [&]() {
+	const bool mltcp = policy_.mltcp();
+	std::vector<double> iter_bits(nj, 0.0);  // Mbit per node per iteration
+	for (uint32_t i = 0; i < nj; i++)
+		for (const Phase &ph : jobs[i].pattern.phases)
+			iter_bits[i] += ph.demand * ph.duration;
+	// mltcp: the next time the job's flow crosses a 1/kMltcpSteps mark
+	// of its phase's bytes, at its current rate.
+	auto schedule_share = [&](uint32_t j, double now) {
+		Running &r = run[j];
+		const Flow &f = net.flow(r.flow);
+		const Phase &ph = jobs[j].pattern.phases[r.phase];
+		double total = ph.demand * ph.duration;
+		double sent = total - net.remaining_at(r.flow, now);
+		double step = total / kMltcpSteps;
+		double next = (std::floor(sent / step + 1e-9) + 1) * step;
+		r.share_seq++;
+		if (f.rate <= 0)
+			return;
+		// A mark closer than the clock's resolution at `now` is taken as
+		// reached (late in a long run, now + a tiny delay == now).
+		while (next < total * (1 - 1e-9) && now + (next - sent) / f.rate <= now)
+			next += step;
+		if (next >= total * (1 - 1e-9))
+			return;
+		push(now + (next - sent) / f.rate, EV_SHARE, j, 0, r.share_seq);
+	};
+	auto reschedule = [&](double now) {
 		for (uint32_t fid : net.changed()) {
 			const Flow &f = net.flow(fid);
 			if (!f.active)
 				continue;
 			push(net.finish_time(fid), EV_UP_END, flow_job[fid], fid,
 			     f.version);
+			if (mltcp)
+				schedule_share(flow_job[fid], now);
 		}
 	};
 
@@ -167,7 +203,13 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		flow_job[fid] = j;
 		r.flow = fid;
 		r.in_net = true;
-		reschedule();
+		reschedule(now);
+		if (mltcp && r.iter_sent > 0) {
+			// A later phase of the iteration starts with the share its
+			// earlier phases earned.
+			net.set_share(now, fid, 1 + kMltcpSlope * r.iter_sent / iter_bits[j]);
+			reschedule(now);
+		}
 	};
 
 	// The gate is asked once per iteration, before the first Up phase;
@@ -225,6 +267,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		const Pattern &pat = jobs[j].pattern;
 		const Phase &ph = pat.phases[r.phase];
 		double end = ph.offset + ph.duration;
+		r.iter_sent += ph.demand * ph.duration;
 		if (r.phase + 1 < pat.phases.size()) {
 			r.phase++;
 			push(now + std::max(0.0, pat.phases[r.phase].offset - end),
@@ -237,6 +280,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			return;
 		}
 		r.phase = 0;
+		r.iter_sent = 0;
 		if (r.pending && now + tail >= r.pending_after)
 			apply_change(j, false);
 		push(now + tail + pat.phases[0].offset, EV_DOWN_END, j);
@@ -375,13 +419,25 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				break;  // superseded by a rate change
 			net.remove(now, e.b);
 			r.in_net = false;
-			reschedule();
+			reschedule(now);
 			after_up(e.a, now);
 			break;
 		}
 		case EV_UP_FIXED:
 			after_up(e.a, now);
 			break;
+		case EV_SHARE: {
+			Running &r = run[e.a];
+			if (!r.in_net || e.v != r.share_seq)
+				break;  // superseded
+			const Phase &ph = jobs[e.a].pattern.phases[r.phase];
+			double sent = ph.demand * ph.duration - net.remaining_at(r.flow, now);
+			net.set_share(now, r.flow, 1 + kMltcpSlope * (r.iter_sent + sent) /
+						   iter_bits[e.a]);
+			reschedule(now);
+			schedule_share(e.a, now);
+			break;
+		}
 		case EV_JOB_END:
 			res[e.a].finish = now;
 			{

@@ -49,6 +49,9 @@ public:
 	virtual void gate_changes(std::vector<GateChange> &) {}
 	// ideal: no link contention (every job at its isolated time).
 	virtual bool ideal() const { return false; }
+	// mltcp: a flow's share of a bottleneck grows with the bytes its job
+	// has sent in the current iteration (doc/orrery-sim.1, POLICIES).
+	virtual bool mltcp() const { return false; }
 };
 
 struct JobResult {

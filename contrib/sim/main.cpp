@@ -28,7 +28,7 @@ using namespace sim;
 
 namespace {
 
-const char *kAllPolicies = "ideal,default,random,orrery-place,orrery";
+const char *kAllPolicies = "ideal,default,random,orrery-place,orrery,cassini,mltcp";
 
 void usage(FILE *f)
 {
@@ -83,6 +83,10 @@ std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
 		return make_orrery_policy(t, f, pt, false);
 	if (name == "orrery")
 		return make_orrery_policy(t, f, pt, true);
+	if (name == "cassini")
+		return make_cassini_policy(t, f, pt);
+	if (name == "mltcp")
+		return make_mltcp_policy(f);
 	throw std::runtime_error("unknown policy '" + name + "' (" +
 				 kAllPolicies + ")");
 }

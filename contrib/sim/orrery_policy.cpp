@@ -20,9 +20,9 @@ namespace {
 class OrreryPolicy : public Policy {
 public:
 	OrreryPolicy(const orrery_topology_t *t, const Fabric &f,
-		     const ProfileTable &pt, bool shifts)
+		     const ProfileTable &pt, OrreryKind kind)
 		: fabric_(f), below_(f.nodes_below()), profiles_(pt),
-		  shifts_(shifts)
+		  shifts_(kind != OrreryKind::Place), cassini_(kind == OrreryKind::Cassini)
 	{
 		orrery_error_t err{};
 		orrery_cluster_opts_t o;
@@ -37,7 +37,7 @@ public:
 	}
 	const char *name() const override
 	{
-		return shifts_ ? "orrery" : "orrery-place";
+		return cassini_ ? "cassini" : shifts_ ? "orrery" : "orrery-place";
 	}
 
 	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
@@ -60,11 +60,24 @@ public:
 		      err, "orrery_cluster_place for job " + std::to_string(job.id));
 		bool ok = orrery_placement_count(pl) > 0;
 		if (ok) {
+			// cassini: the candidate with the best score among all the
+			// locality candidates (ties: the ranking's order); orrery:
+			// the ranking's first (locality first).
+			size_t best = 0;
+			if (cassini_)
+				for (size_t i = 1; i < orrery_placement_count(pl); i++) {
+					const orrery_eval_t *a = orrery_placement_eval(pl, i);
+					const orrery_eval_t *b = orrery_placement_eval(pl, best);
+					if (orrery_eval_score_min(a) > orrery_eval_score_min(b) + 1e-12 ||
+					    (orrery_eval_score_min(a) > orrery_eval_score_min(b) - 1e-12 &&
+					     orrery_eval_score_mean(a) > orrery_eval_score_mean(b) + 1e-12))
+						best = i;
+				}
 			out.nodes.resize(job.nodes);
-			size_t k = orrery_placement_nodes(pl, 0, out.nodes.data(),
+			size_t k = orrery_placement_nodes(pl, best, out.nodes.data(),
 							  job.nodes);
 			out.nodes.resize(k);
-			const orrery_eval_t *e = orrery_placement_eval(pl, 0);
+			const orrery_eval_t *e = orrery_placement_eval(pl, best);
 			shift_us_ = orrery_eval_shift_us(e);
 			period_us_ = orrery_eval_period_us(e);
 			if (shifts_ && period_us_ > 0) {
@@ -115,8 +128,8 @@ public:
 private:
 	void realign()
 	{
-		if (!shifts_)
-			return;
+		if (!shifts_ || cassini_)
+			return;  // cassini: shifts fixed at launch, no groups
 		orrery_error_t err{};
 		orrery_division_t *d = nullptr;
 		check(orrery_cluster_realign(c_, div_, 1, &d, &err), err,
@@ -141,6 +154,7 @@ private:
 	bool silent_ = false;
 	const ProfileTable &profiles_;
 	bool shifts_;
+	bool cassini_;
 	orrery_cluster_t *c_ = nullptr;
 	int64_t shift_us_ = 0, period_us_ = 0;
 	orrery_division_t *div_ = nullptr;   // the gates the jobs follow
@@ -154,7 +168,15 @@ std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
 					   const ProfileTable &profiles,
 					   bool shifts)
 {
-	return std::make_unique<OrreryPolicy>(t, f, profiles, shifts);
+	return std::make_unique<OrreryPolicy>(t, f, profiles,
+					      shifts ? OrreryKind::Full : OrreryKind::Place);
+}
+
+std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
+					    const Fabric &f,
+					    const ProfileTable &profiles)
+{
+	return std::make_unique<OrreryPolicy>(t, f, profiles, OrreryKind::Cassini);
 }
 
 }  // namespace sim
