@@ -540,17 +540,20 @@ void orrery_division_free(orrery_division_t *d);
  * than that misses the slot and waits for the next.  The gate measures the
  * job's own work per iteration (ready time minus the previous release).
  * When miss_limit of the last miss_window phases missed:
- *   - if that work is longer than the period in force (phases stretched,
+ *   - if that work is longer than the given period (phases stretched,
  *     period drifted), the gate RE-ANCHORS: slots every measured iteration
- *     time (rounded up to 1 ms) from now;
- *   - otherwise (misses without a longer iteration: erratic timing) it
- *     turns OFF (pass-through).
+ *     time (the mean, or the latest if longer; rounded up to 1 ms) from
+ *     now;
+ *   - otherwise an anchored gate goes back to the given grid, and one on
+ *     the grid (misses without a longer iteration: erratic timing) turns
+ *     OFF (pass-through).
  * It RE-ARMS once the cause is gone: an anchored gate goes back to the
  * given grid after miss_window iterations in a row whose work fits the
  * given period; an off gate re-arms after miss_window iterations in a row
  * within late_tolerance of the measured mean (on the given grid if they
- * fit its period, else re-anchored).  miss_window 0: never leaves the
- * given grid. */
+ * fit its period, else re-anchored).  Each time it leaves again after
+ * re-arming, the run needed doubles (up to 32 windows).  miss_window 0:
+ * never leaves the given grid. */
 typedef enum orrery_gate_mode {
 	ORRERY_GATE_GRID = 0,      /* on the given grid (epoch, shift, period) */
 	ORRERY_GATE_ANCHORED = 1,  /* re-anchored to its measured iteration   */

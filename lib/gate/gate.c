@@ -26,7 +26,10 @@
  * is for good: once the job's work fits the given period again for a
  * whole window, the gate goes back to the given grid (its neighbours'
  * arrangement); an off gate re-arms once the iterations are regular
- * again.  The thresholds are the parameters, documented in
+ * again.  A gate that leaves its grid again after re-arming doubles the
+ * run it needs to re-arm next time (up to 32 windows), so a cause that
+ * comes back with the grid (the gate's own neighbours) does not make it
+ * flap every window.  The thresholds are the parameters, documented in
  * orrery-runtime(7); the statistics count every transition.
  */
 #include <limits.h>
@@ -156,6 +159,19 @@ static int64_t anchored_period(int64_t measured)
 	return v;
 }
 
+/* Iterations in a row needed to re-arm. */
+static uint32_t rearm_run(const orrery_gate_t *g)
+{
+	return g->p.miss_window << g->backoff;
+}
+
+/* Leaving the grid (or the anchor) again after having re-armed. */
+static void note_leave(orrery_gate_t *g)
+{
+	if (g->st.rearmed && g->backoff < 5)
+		g->backoff++;
+}
+
 static void grid(orrery_gate_t *g)
 {
 	set_mode(g, ORRERY_GATE_GRID, g->p.epoch_us + g->p.shift_us, g->p.period_us);
@@ -169,6 +185,7 @@ static void measure(orrery_gate_t *g, int64_t now_us)
 	if (g->last_release == INT64_MIN || now_us < g->last_release)
 		return;
 	work = now_us - g->last_release;
+	g->last_work_us = work;
 	/* Mean over about four iterations. */
 	g->measured_us = g->measured_us ? g->measured_us + (work - g->measured_us) / 4 : work;
 	g->st.measured_us = g->measured_us;
@@ -186,19 +203,20 @@ int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us)
 	g->st.phases++;
 	measure(g, now_us);
 	if (g->st.mode == ORRERY_GATE_OFF) {
-		if (!w || g->stable_run < w) {
+		if (!w || g->stable_run < rearm_run(g)) {
 			g->st.passthrough++;
 			g->last_release = now_us;
 			return now_us;
 		}
 		/* Regular again: back on the grid if the work fits it. */
 		g->st.rearmed++;
-		if (g->fit_run >= w)
+		if (g->fit_run >= rearm_run(g))
 			grid(g);
 		else
 			set_mode(g, ORRERY_GATE_ANCHORED, now_us,
 				 anchored_period(g->measured_us));
-	} else if (g->st.mode == ORRERY_GATE_ANCHORED && w && g->fit_run >= w) {
+	} else if (g->st.mode == ORRERY_GATE_ANCHORED && w &&
+		   g->fit_run >= rearm_run(g)) {
 		/* The cause is gone: the given period fits again. */
 		g->st.rearmed++;
 		grid(g);
@@ -233,13 +251,21 @@ int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us)
 	}
 	g->last_slot = k;
 	if (note_phase(g, missed)) {
-		/* The miss limit: re-anchor if the job's iteration outgrew
-		 * the period in force, else turn off.  This phase goes now. */
-		if (g->measured_us > g->period_us + g->p.late_tolerance_us) {
+		/* The miss limit.  Iterations outgrew the given period:
+		 * re-anchor to them (the mean, or the latest if longer: the
+		 * mean lags a step).  Otherwise an anchored gate goes back to
+		 * its grid and a gridded one turns off (erratic timing).  This
+		 * phase goes now. */
+		int64_t m = g->measured_us > g->last_work_us ? g->measured_us
+							     : g->last_work_us;
+		note_leave(g);
+		if (g->measured_us > g->p.period_us + g->p.late_tolerance_us) {
 			g->st.reanchored++;
-			set_mode(g, ORRERY_GATE_ANCHORED, now_us,
-				 anchored_period(g->measured_us));
+			set_mode(g, ORRERY_GATE_ANCHORED, now_us, anchored_period(m));
 			g->last_slot = 0;
+		} else if (g->st.mode == ORRERY_GATE_ANCHORED) {
+			g->st.rearmed++;
+			grid(g);
 		} else {
 			g->st.disables++;
 			set_mode(g, ORRERY_GATE_OFF, g->base_us, g->period_us);

@@ -176,6 +176,43 @@ static void test_rearms_on_grid(void **state)
 	orrery_gate_free(g);
 }
 
+/* A cause that comes back: after re-arming, the gate leaves its grid
+ * again; the next re-arming needs twice the run (16 fitting iterations),
+ * so it does not flap every window. */
+static void test_rearm_backs_off(void **state)
+{
+	orrery_gate_t *g = mk(0, 0);
+	orrery_gate_stats_t st;
+	int64_t ready = 0, rel = 0;
+	int i, round;
+
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 10; i++) {
+			rel = orrery_gate_release_at(g, ready);
+			ready = rel + 170 * MS;
+		}
+		orrery_gate_stats(g, &st);
+		assert_int_equal(st.mode, ORRERY_GATE_ANCHORED);
+		assert_int_equal(st.reanchored, round + 1);
+		/* 12 fitting iterations: enough the first time (8), not the
+		 * second (16). */
+		for (i = 0; i < 12; i++) {
+			rel = orrery_gate_release_at(g, ready);
+			ready = rel + 90 * MS;
+		}
+		orrery_gate_stats(g, &st);
+		assert_int_equal(st.mode, round == 0 ? ORRERY_GATE_GRID : ORRERY_GATE_ANCHORED);
+	}
+	for (i = 0; i < 6; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		ready = rel + 90 * MS;
+	}
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.mode, ORRERY_GATE_GRID);
+	assert_int_equal(st.rearmed, 2);
+	orrery_gate_free(g);
+}
+
 /* Misses without a longer iteration (work alternating 20 / 150 ms, mean
  * below the period: every other phase misses): the gate turns off; once the iterations are regular
  * (95 ms) for a window, it re-arms on the grid. */
@@ -284,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_drift_realigns_on_grid),
 		cmocka_unit_test(test_reanchors_when_iteration_longer),
 		cmocka_unit_test(test_rearms_on_grid),
+		cmocka_unit_test(test_rearm_backs_off),
 		cmocka_unit_test(test_off_then_rearms),
 		cmocka_unit_test(test_window_zero_stays),
 		cmocka_unit_test(test_one_phase_per_slot),
