@@ -19,7 +19,7 @@ contrib_sim_orrery_sim_SOURCES = contrib/sim/main.cpp
 contrib_sim_orrery_sim_CXXFLAGS = $(AM_CXXFLAGS) -pthread
 contrib_sim_orrery_sim_LDADD = contrib/sim/libsimcore.la -lpthread
 dist_man_MANS += doc/orrery-sim.1
-dist_noinst_SCRIPTS += contrib/sim/run-report
+dist_noinst_SCRIPTS += contrib/sim/run-report contrib/sim/gap-closed
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/sim/test_sim_engine
@@ -53,4 +53,5 @@ CLEANFILES += tests/sim/simgrid_crosscheck
 EXTRA_DIST += doc/benchmark-report.md doc/benchmark/testbed-jct-cdf.svg \
 	doc/benchmark/testbed-slowdown-cdf.svg \
 	doc/benchmark/testbed-batch4-jct-cdf.svg \
-	doc/benchmark/large-jct-cdf.svg doc/benchmark/large-slowdown-cdf.svg
+	doc/benchmark/large-jct-cdf.svg doc/benchmark/large-slowdown-cdf.svg \
+	doc/benchmark/large-oversub-jct-cdf.svg
