@@ -224,6 +224,7 @@ Division divide_link(const std::vector<Pattern> &pats, uint64_t capacity_mbps,
 		return out;
 	std::vector<LinkJob> lj;
 	DivLink link;
+	link.id = 0;
 	link.capacity_mbps = capacity_mbps;
 	for (size_t j = 0; j < n; j++) {
 		lj.push_back(LinkJob{pats[j], std::nullopt});
@@ -246,13 +247,10 @@ Division divide_link(const std::vector<Pattern> &pats, uint64_t capacity_mbps,
 
 Division divide_cluster(const Cluster &c, const Division *prev)
 {
-	const Topology &t = c.topology();
 	Division out;
-	std::unordered_map<uint32_t, size_t> index;
 	std::vector<Pattern> pats;
 	std::vector<int64_t> own;
 	for (const auto &kv : c.jobs()) {
-		index[kv.first] = out.job_ids.size();
 		out.job_ids.push_back(kv.first);
 		pats.push_back(kv.second.pattern);
 		own.push_back(kv.second.gate_period_us);
@@ -262,28 +260,10 @@ Division divide_cluster(const Cluster &c, const Division *prev)
 	for (size_t j = 0; j < n; j++)
 		out.jobs[j].isolated_us = isolated_iteration_us(pats[j]);
 
-	// Shared constrained links (as solve_shifts takes them).
-	std::vector<DivLink> links;
-	for (size_t sw = 0; sw < t.switches.size(); sw++) {
-		const std::vector<uint32_t> &ids = c.jobs_on_link(sw);
-		uint64_t cap = t.capacity(sw);
-		if (ids.size() < 2 || !cap)
-			continue;
-		DivLink x;
-		x.id = (uint32_t)sw;
-		x.capacity_mbps = cap;
-		for (uint32_t id : ids) {
-			const RunningJob *j = c.job(id);
-			const Crossing *cr = j ? j->crossing(sw) : nullptr;
-			if (!cr)
-				fail(ORRERY_EINTERNAL, "link index out of step with job " +
-				     std::to_string(id));
-			x.jobs.push_back(index.at(id));
-			x.patterns.push_back(pattern_on_link(j->pattern, *cr));
-		}
-		out.link_ids.push_back(x.id);
-		links.push_back(std::move(x));
-	}
+	// Shared constrained links (those solve_shifts takes).
+	std::vector<DivLink> links = shared_links(c);
+	for (const DivLink &l : links)
+		out.link_ids.push_back(l.id);
 	form_groups(n, links, out);
 
 	// prev's groups by (job ids, link ids), and its gates by job id.
@@ -333,10 +313,7 @@ Division divide_cluster(const Cluster &c, const Division *prev)
 			gp.push_back(pats[j]);
 			gper.push_back(own[j]);
 		}
-		std::vector<AffinityLink> al;
-		for (const DivLink &x : gl)
-			al.push_back(AffinityLink{x.id, x.capacity_mbps, x.jobs, x.patterns});
-		AffinityResult ar = solve_affinity(gper, al, c.circle());
+		AffinityResult ar = solve_affinity(gper, gl, c.circle());
 		std::vector<double> score;
 		for (const auto &l : ar.links)
 			score.push_back(l.score_achieved);

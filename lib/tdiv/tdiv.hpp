@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "affinity/affinity.hpp"
 #include "circle/circle.hpp"
 #include "core/types.hpp"
 
@@ -30,13 +31,9 @@ constexpr size_t kMaxDivideJobs = 16;
 constexpr size_t kMaxPredictJobs = 64;
 
 // One link of a group: its members (indices into the caller's job list)
-// and each member's pattern as scaled to this link.
-struct DivLink {
-	uint32_t id = 0;               // caller's id (switch index)
-	uint64_t capacity_mbps = 0;    // > 0
-	std::vector<size_t> jobs;
-	std::vector<Pattern> patterns;
-};
+// and each member's pattern as scaled to this link; the affinity graph's
+// link, so the rotation solve and the division read the same links.
+using DivLink = AffinityLink;
 
 // A gate as the fluid model applies it: period 0 = ungated.  Slots are
 // shift + k * period from time 0; the first Up phase of an iteration waits
