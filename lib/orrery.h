@@ -455,14 +455,120 @@ int orrery_solve_job_shift(const orrery_solve_t *s, uint32_t job_id,
 void orrery_solve_free(orrery_solve_t *s);
 
 /* ------------------------------------------------------------------ */
+/* Time division of link groups (orrery-score(7), TIME DIVISION)        */
+/* ------------------------------------------------------------------ */
+
+/* A link group is a connected set of constrained uplinks (capacity known,
+ * at least two jobs each) and the jobs crossing them.  For each group,
+ * liborrery predicts every job's iteration time with one fluid model
+ * (max-min fair sharing of the group's links) three ways:
+ *   ROTATE: gated at its own period with the rotation (affinity) shift;
+ *   DIVIDE: gated to one common period with one slot per job, chosen so
+ *           that no link is over capacity (only when the best rotation
+ *           score is below 1 and the group has at most 16 jobs);
+ *   SHARE:  ungated, all jobs starting in step;
+ * and chooses the mode with the lowest total predicted slowdown (sum over
+ * the jobs of predicted / isolated iteration time); a mode must win by
+ * 0.5 % over the one preferred before it (SHARE, ROTATE, DIVIDE). */
+typedef enum orrery_group_mode {
+	ORRERY_GROUP_ROTATE = 0,
+	ORRERY_GROUP_DIVIDE = 1,
+	ORRERY_GROUP_SHARE = 2
+} orrery_group_mode;
+const char *orrery_group_mode_name(int mode);  /* "rotate", ... */
+
+typedef struct orrery_division orrery_division_t;
+
+/* Every link group of the cluster's running jobs (nothing is changed). */
+int orrery_cluster_divide(const orrery_cluster_t *c, orrery_division_t **out,
+			  orrery_error_t *err);
+/* Re-alignment after jobs came or went: the same, given the division the
+ * running jobs follow now (prev, may be NULL).  A group with the same jobs
+ * on the same links keeps prev's decision (reused); a changed group is
+ * re-solved, and all its shifts are moved by the one amount that leaves
+ * the most of its jobs' gates as in prev.  orrery_division_job_t.changed
+ * marks the jobs whose gate parameters differ from prev (every job when
+ * prev is NULL).  apply != 0 records rotated jobs' new shifts in c. */
+int orrery_cluster_realign(orrery_cluster_t *c, const orrery_division_t *prev,
+			   int apply, orrery_division_t **out,
+			   orrery_error_t *err);
+/* n explicit profiles on one link (demands as given); job ids are the
+ * profile indices 0..n-1. */
+int orrery_link_divide(const orrery_profile_t *const *profiles, size_t n,
+		       uint64_t capacity_mbps, const orrery_circle_opts_t *opts,
+		       orrery_division_t **out, orrery_error_t *err);
+
+typedef struct orrery_division_group {
+	uint32_t links;
+	uint32_t jobs;
+	double score;            /* rotation score achieved, min over links */
+	int mode;                /* orrery_group_mode chosen               */
+	int64_t period_us;       /* time division's common period; 0 = none */
+	/* Predicted total slowdown (sum of predicted / isolated iteration
+	 * time over the group's jobs); < 0 when not predicted. */
+	double slowdown_rotate, slowdown_divide, slowdown_share;
+	const char *reason;      /* one line; belongs to the division */
+	int reused;              /* realign: carried over from prev       */
+} orrery_division_group_t;
+
+size_t orrery_division_group_count(const orrery_division_t *d);
+int orrery_division_group(const orrery_division_t *d, size_t i,
+			  orrery_division_group_t *out);
+/* Switch indices of group i's links (returns the count, copies <= max). */
+size_t orrery_division_group_links(const orrery_division_t *d, size_t i,
+				   uint32_t *switches, size_t max);
+
+typedef struct orrery_division_job {
+	uint32_t job_id;
+	long group;              /* -1: shares no constrained link         */
+	int gated;               /* gate on under the chosen mode          */
+	int64_t period_us;       /* gate period and shift when gated       */
+	int64_t shift_us;
+	int64_t isolated_us;     /* iteration time alone                   */
+	/* Predicted iteration time, µs; < 0 when not predicted. */
+	double iter_rotate_us, iter_divide_us, iter_share_us;
+	int64_t divide_shift_us; /* slot under time division (if computed) */
+	int changed;             /* realign: gate differs from prev's     */
+} orrery_division_job_t;
+
+size_t orrery_division_job_count(const orrery_division_t *d);
+int orrery_division_job(const orrery_division_t *d, size_t i,
+			orrery_division_job_t *out);
+/* ORRERY_ENOENT if the job is not in the division. */
+int orrery_division_find_job(const orrery_division_t *d, uint32_t job_id,
+			     orrery_division_job_t *out);
+void orrery_division_free(orrery_division_t *d);
+
+/* ------------------------------------------------------------------ */
 /* Gate: when may a job's next communication phase start?              */
 /* ------------------------------------------------------------------ */
 
 /* Slots: epoch + shift + k * period, on a grid common to the cluster.
  * Policy (lib/gate/gate.c, orrery-runtime(7)): wait for the next unused
  * slot; release at once if at most late_tolerance past a slot; a phase later
- * than that misses the slot and waits for the next; when miss_limit of the
- * last miss_window phases missed, the gate disables itself (pass-through). */
+ * than that misses the slot and waits for the next.  The gate measures the
+ * job's own work per iteration (ready time minus the previous release).
+ * When miss_limit of the last miss_window phases missed:
+ *   - if that work is longer than the given period (phases stretched,
+ *     period drifted), the gate RE-ANCHORS: slots every measured iteration
+ *     time (the mean, or the latest if longer; rounded up to 1 ms) from
+ *     now;
+ *   - otherwise an anchored gate goes back to the given grid, and one on
+ *     the grid (misses without a longer iteration: erratic timing) turns
+ *     OFF (pass-through).
+ * It RE-ARMS once the cause is gone: an anchored gate goes back to the
+ * given grid after miss_window iterations in a row whose work fits the
+ * given period; an off gate re-arms after miss_window iterations in a row
+ * within late_tolerance of the measured mean (on the given grid if they
+ * fit its period, else re-anchored).  Each time it leaves again after
+ * re-arming, the run needed doubles (up to 32 windows).  miss_window 0:
+ * never leaves the given grid. */
+typedef enum orrery_gate_mode {
+	ORRERY_GATE_GRID = 0,      /* on the given grid (epoch, shift, period) */
+	ORRERY_GATE_ANCHORED = 1,  /* re-anchored to its measured iteration   */
+	ORRERY_GATE_OFF = 2        /* pass-through                            */
+} orrery_gate_mode;
+
 typedef struct orrery_gate_params {
 	int64_t period_us;          /* gate period (ORRERY_PERIOD_US)       */
 	int64_t epoch_us;           /* ORRERY_EPOCH_US                      */
@@ -477,11 +583,17 @@ typedef struct orrery_gate_stats {
 	uint64_t on_slot;        /* released on a slot (waited or exact)  */
 	uint64_t late;           /* released within the tolerance, late   */
 	uint64_t missed;         /* missed a slot, waited for the next    */
-	uint64_t passthrough;    /* released ungated after disabling      */
+	uint64_t passthrough;    /* released ungated while off            */
 	int64_t total_wait_us;
 	int64_t max_wait_us;
 	int64_t total_late_us;   /* drift absorbed by the tolerance       */
-	int disabled;            /* 1 once the miss limit was reached     */
+	int disabled;            /* 1 while the gate is off               */
+	int mode;                /* orrery_gate_mode now                  */
+	uint64_t reanchored;     /* times it re-anchored                  */
+	uint64_t rearmed;        /* times it went back to the grid or on  */
+	uint64_t disables;       /* times it turned itself off            */
+	int64_t period_us;       /* period in force now (0 while off)     */
+	int64_t measured_us;     /* measured work per iteration (mean)    */
 } orrery_gate_stats_t;
 
 typedef struct orrery_gate orrery_gate_t;

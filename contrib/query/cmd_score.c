@@ -2,7 +2,9 @@
  * cmd_score.c - "orrery-query score": profiles sharing one link.  Prints
  * the compatibility score before (all shifts 0) and after the best
  * rotation, the fraction of the circle over capacity, and each job's
- * shift and gate period; optionally draws the circle as SVG.
+ * shift and gate period; then, for two or more jobs, the predicted
+ * iteration times under rotation, time division and free sharing and the
+ * mode liborrery chooses; optionally draws the circle as SVG.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -117,6 +119,17 @@ int cmd_score(int argc, char **argv)
 		       fmt_time(b, sizeof b, orrery_link_result_gate_period_us(res, i)),
 		       fmt_time(d, sizeof d, orrery_link_result_shift_us(res, i)),
 		       duty, argv[optind + (int)i]);
+	}
+	if (n >= 2) {
+		orrery_division_t *dv = NULL;
+		if (orrery_link_divide((const orrery_profile_t *const *)prof, n, cap,
+				       &copts, &dv, &err)) {
+			qerr("%s", err.message);
+			goto out;
+		}
+		printf("\n");
+		print_division(dv, NULL, 1);
+		orrery_division_free(dv);
 	}
 	if (svg) {
 		const char *labels[SCORE_MAX_JOBS];

@@ -2,7 +2,9 @@
  * cmd_solve.c - "orrery-query solve": re-solve every running job's shift
  * from scratch (best rotation per link, then the affinity-graph
  * traversal) and show, per link, the score optimised alone against the
- * score the assigned shifts achieve; loop-closing links are marked.
+ * score the assigned shifts achieve; loop-closing links are marked.  Then
+ * each link group with the predicted iteration times under rotation,
+ * time division and free sharing, and the mode chosen.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -114,6 +116,16 @@ int cmd_solve(int argc, char **argv)
 		printf("  %-10u  %-11s  %-11s  %s\n", id, fmt_time(a, sizeof a, period),
 		       fmt_time(b, sizeof b, now),
 		       have ? fmt_time(d, sizeof d, solved) : "- (shares no link)");
+	}
+	{
+		orrery_division_t *dv = NULL;
+		if (orrery_cluster_divide(c, &dv, &err)) {
+			qerr("%s", err.message);
+			goto out;
+		}
+		printf("\n");
+		print_division(dv, t, 0);
+		orrery_division_free(dv);
 	}
 	rc = 0;
 out:

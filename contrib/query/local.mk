@@ -5,7 +5,7 @@ contrib_query_orrery_query_SOURCES = contrib/query/main.c \
 	contrib/query/query.h contrib/query/units.c contrib/query/topo_load.c \
 	contrib/query/cmd_topology.c contrib/query/cmd_profile.c \
 	contrib/query/cmd_score.c contrib/query/cmd_place.c \
-	contrib/query/cmd_solve.c contrib/query/cluster_load.c \
+	contrib/query/cmd_solve.c contrib/query/division.c contrib/query/cluster_load.c \
 	contrib/query/jobs_file.c contrib/query/links.c \
 	contrib/query/hostlist_slurm.c contrib/query/hostlist_slurm.h
 contrib_query_orrery_query_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)

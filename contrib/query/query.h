@@ -111,4 +111,10 @@ orrery_profile_t *profile_on_link(const orrery_profile_t *p, uint32_t m,
 char *nodes_hostlist(const orrery_topology_t *t, const uint32_t *nodes,
 		     size_t n);
 
+/* ---- division.c ---- */
+/* Link groups, predictions per mode and the choice, indented.  t may be
+ * NULL (no link names); one_based prints job ids + 1 (score's numbering). */
+void print_division(const orrery_division_t *d, const orrery_topology_t *t,
+		    int one_based);
+
 #endif

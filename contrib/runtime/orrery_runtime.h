@@ -37,7 +37,7 @@ typedef struct orrery_runtime_stats {
 	uint64_t on_slot;        /* released on a slot (waited or exact)   */
 	uint64_t late;           /* released within the tolerance, late    */
 	uint64_t missed;         /* missed a slot, waited for the next     */
-	uint64_t passthrough;    /* released ungated after disabling       */
+	uint64_t passthrough;    /* released ungated while the gate is off */
 	int64_t total_wait_us;
 	int64_t max_wait_us;
 	int64_t total_late_us;   /* drift absorbed by the tolerance        */
@@ -46,7 +46,14 @@ typedef struct orrery_runtime_stats {
 	uint64_t recorded;       /* record mode: collectives written       */
 	uint64_t record_dropped; /* record mode: over the line limit       */
 	int32_t active;          /* 1 if gating, 0 for a no-op runtime     */
-	int32_t disabled;        /* 1 once the gate's miss limit was hit   */
+	int32_t disabled;        /* 1 while the gate is off                */
+	uint64_t reanchored;     /* re-anchored to the measured iteration  */
+	uint64_t rearmed;        /* back on the grid, or on again          */
+	uint64_t disables;       /* turned itself off                      */
+	int64_t period_now_us;   /* period in force now (0 while off)      */
+	int64_t measured_us;     /* measured work per iteration (mean)     */
+	int32_t mode;            /* 0 grid, 1 anchored, 2 off (orrery.h)   */
+	int32_t reserved;
 } orrery_runtime_stats_t;
 
 /* Read the environment (idempotent; later calls return the first answer).

@@ -312,6 +312,12 @@ void orrery_runtime_stats(orrery_runtime_stats_t *out)
 		out->max_wait_us = s->max_wait_us;
 		out->total_late_us = s->total_late_us;
 		out->disabled = s->disabled;
+		out->reanchored = s->reanchored;
+		out->rearmed = s->rearmed;
+		out->disables = s->disables;
+		out->period_now_us = s->period_us;
+		out->measured_us = s->measured_us;
+		out->mode = s->mode;
 		out->period_us = rt.gate.p.period_us;
 		out->slot_base_us = rt.slot_base_us;
 		out->active = 1;
@@ -347,10 +353,17 @@ static int write_stats(const orrery_runtime_stats_t *s)
 		"missed=%" PRIu64 "\npassthrough=%" PRIu64 "\n"
 		"total_wait_us=%" PRId64 "\nmax_wait_us=%" PRId64 "\n"
 		"total_late_us=%" PRId64 "\ndisabled=%d\n"
-		"recorded=%" PRIu64 "\nrecord_dropped=%" PRIu64 "\n",
+		"recorded=%" PRIu64 "\nrecord_dropped=%" PRIu64 "\n"
+		"mode=%s\nreanchored=%" PRIu64 "\nrearmed=%" PRIu64 "\n"
+		"disables=%" PRIu64 "\nperiod_now_us=%" PRId64 "\n"
+		"measured_us=%" PRId64 "\n",
 		s->period_us, s->slot_base_us, s->phases, s->on_slot, s->late,
 		s->missed, s->passthrough, s->total_wait_us, s->max_wait_us,
-		s->total_late_us, s->disabled, s->recorded, s->record_dropped);
+		s->total_late_us, s->disabled, s->recorded, s->record_dropped,
+		s->mode == ORRERY_GATE_ANCHORED ? "anchored" :
+		s->mode == ORRERY_GATE_OFF ? "off" : "grid",
+		s->reanchored, s->rearmed, s->disables, s->period_now_us,
+		s->measured_us);
 	bad = ferror(f);
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, rt.stats_path) != 0) {
@@ -381,9 +394,12 @@ int orrery_runtime_finish(void)
 	if (rt.stats_path[0] && write_stats(&s) < 0)
 		rc = -1;
 	if (s.active)
-		rt_log(1, RT_PREFIX "rank %ld: %" PRIu64 " phases: %" PRIu64 " on slot, %" PRIu64 " late, %" PRIu64 " missed, %" PRIu64 " passed through%s; waited %.3f s (max %.3f ms)",
+		rt_log(1, RT_PREFIX "rank %ld: %" PRIu64 " phases: %" PRIu64 " on slot, %" PRIu64 " late, %" PRIu64 " missed, %" PRIu64 " passed through; re-anchored %" PRIu64 ", turned off %" PRIu64 ", re-armed %" PRIu64 " time(s); gate %s%s; waited %.3f s (max %.3f ms)",
 		       rt.rank, s.phases, s.on_slot, s.late, s.missed, s.passthrough,
-		       s.disabled ? " (gate disabled itself: iterations longer than the period)" : "",
+		       s.reanchored, s.disables, s.rearmed,
+		       s.mode == ORRERY_GATE_ANCHORED ? "anchored" :
+		       s.mode == ORRERY_GATE_OFF ? "off" : "on its grid",
+		       s.mode == ORRERY_GATE_ANCHORED ? " (iterations longer than the period)" : "",
 		       s.total_wait_us / 1e6, s.max_wait_us / 1e3);
 	if (rec_enabled())
 		rt_log(1, RT_PREFIX "rank %ld: recorded %" PRIu64 " collectives%s",

@@ -66,5 +66,14 @@ std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
 					   const Fabric &f,
 					   const ProfileTable &profiles,
 					   bool shifts);
+// cassini: CASSINI as published, on liborrery's scoring: among the
+// locality candidates of orrery_cluster_place, the best score (min over
+// links, then mean); gated with the newcomer shift on its own gate
+// period, fixed at launch; no link groups, no time division, no
+// re-alignment.
+enum class OrreryKind { Place, Full, Cassini };
+std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
+					    const Fabric &f,
+					    const ProfileTable &profiles);
 
 }  // namespace sim

@@ -8,6 +8,7 @@
 #include <deque>
 #include <queue>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <unistd.h>
 
@@ -34,7 +35,13 @@ enum EvType : uint8_t {
 	EV_UP_END,    // a = job, b = flow id, v = flow version
 	EV_UP_FIXED,  // a = job: Up phase on no constrained link ended
 	EV_JOB_END,   // a = job
+	EV_SHARE,     // a = job, v = share sequence: mltcp share update
 };
+
+// mltcp's rule: share = 1 + kMltcpSlope * (fraction of this iteration's
+// bytes already sent), updated every 1/kMltcpSteps of a phase's bytes.
+constexpr double kMltcpSlope = 2.0;
+constexpr int kMltcpSteps = 10;
 
 struct Event {
 	double t;
@@ -66,6 +73,13 @@ struct Running {
 	uint64_t iter = 0;
 	uint32_t flow = 0;
 	bool in_net = false;
+	double iter_sent = 0;     // mltcp: Mbit per node sent in earlier phases
+	uint64_t share_seq = 0;   // mltcp: the EV_SHARE event that counts
+	bool stepped = false;     // iterations simulated (not one fixed event)
+	bool pending = false;     // a gate change waits for a boundary
+	double pending_after = 0;
+	GateChange change;
+	orrery_gate_stats_t acc{};  // counters of gates already replaced
 };
 
 }  // namespace
@@ -137,13 +151,41 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		push(jobs[i].arrival, EV_ARRIVE, i);
 	}
 
-	auto reschedule = [&]() {
+	const bool mltcp = policy_.mltcp();
+	std::vector<double> iter_bits(nj, 0.0);  // Mbit per node per iteration
+	for (uint32_t i = 0; i < nj; i++)
+		for (const Phase &ph : jobs[i].pattern.phases)
+			iter_bits[i] += ph.demand * ph.duration;
+	// mltcp: the next time the job's flow crosses a 1/kMltcpSteps mark
+	// of its phase's bytes, at its current rate.
+	auto schedule_share = [&](uint32_t j, double now) {
+		Running &r = run[j];
+		const Flow &f = net.flow(r.flow);
+		const Phase &ph = jobs[j].pattern.phases[r.phase];
+		double total = ph.demand * ph.duration;
+		double sent = total - net.remaining_at(r.flow, now);
+		double step = total / kMltcpSteps;
+		double next = (std::floor(sent / step + 1e-9) + 1) * step;
+		r.share_seq++;
+		if (f.rate <= 0)
+			return;
+		// A mark closer than the clock's resolution at `now` is taken as
+		// reached (late in a long run, now + a tiny delay == now).
+		while (next < total * (1 - 1e-9) && now + (next - sent) / f.rate <= now)
+			next += step;
+		if (next >= total * (1 - 1e-9))
+			return;
+		push(now + (next - sent) / f.rate, EV_SHARE, j, 0, r.share_seq);
+	};
+	auto reschedule = [&](double now) {
 		for (uint32_t fid : net.changed()) {
 			const Flow &f = net.flow(fid);
 			if (!f.active)
 				continue;
 			push(net.finish_time(fid), EV_UP_END, flow_job[fid], fid,
 			     f.version);
+			if (mltcp)
+				schedule_share(flow_job[fid], now);
 		}
 	};
 
@@ -161,7 +203,13 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		flow_job[fid] = j;
 		r.flow = fid;
 		r.in_net = true;
-		reschedule();
+		reschedule(now);
+		if (mltcp && r.iter_sent > 0) {
+			// A later phase of the iteration starts with the share its
+			// earlier phases earned.
+			net.set_share(now, fid, 1 + kMltcpSlope * r.iter_sent / iter_bits[j]);
+			reschedule(now);
+		}
 	};
 
 	// The gate is asked once per iteration, before the first Up phase;
@@ -181,11 +229,45 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		start_up(j, now);
 	};
 
+	auto add_stats = [](orrery_gate_stats_t &acc, const orrery_gate_t *g) {
+		orrery_gate_stats_t gs;
+		orrery_gate_stats(g, &gs);
+		acc.missed += gs.missed;
+		acc.total_wait_us += gs.total_wait_us;
+		acc.reanchored += gs.reanchored;
+		acc.rearmed += gs.rearmed;
+		acc.disables += gs.disables;
+		acc.disabled = gs.disabled;
+	};
+	// A gate change at an iteration boundary: a fresh gate on the new
+	// grid (liborrery's, as the job-side runtime would build it).
+	auto apply_change = [&](uint32_t j, bool at_launch) {
+		Running &r = run[j];
+		if (r.gate)
+			add_stats(r.acc, r.gate.get());
+		r.acc.disabled = 0;
+		r.pl.gated = r.change.gated;
+		r.pl.shift = r.change.shift;
+		r.pl.gate_period = r.change.period;
+		if (r.pl.gated && r.pl.gate_period > 0)
+			r.gate.reset(make_gate(r.pl, jobs[j].pattern, opt_.epoch));
+		else
+			r.gate.reset();
+		r.pending = false;
+		if (!at_launch)
+			res[j].realigned++;
+		res[j].ever_gated |= r.pl.gated;
+		res[j].gated = r.pl.gated;
+		res[j].shift = r.pl.shift;
+		res[j].gate_period = r.pl.gate_period;
+	};
+
 	auto after_up = [&](uint32_t j, double now) {
 		Running &r = run[j];
 		const Pattern &pat = jobs[j].pattern;
 		const Phase &ph = pat.phases[r.phase];
 		double end = ph.offset + ph.duration;
+		r.iter_sent += ph.demand * ph.duration;
 		if (r.phase + 1 < pat.phases.size()) {
 			r.phase++;
 			push(now + std::max(0.0, pat.phases[r.phase].offset - end),
@@ -198,7 +280,44 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			return;
 		}
 		r.phase = 0;
+		r.iter_sent = 0;
+		if (r.pending && now + tail >= r.pending_after)
+			apply_change(j, false);
 		push(now + tail + pat.phases[0].offset, EV_DOWN_END, j);
+	};
+
+	std::unordered_map<uint32_t, uint32_t> by_id;
+	for (uint32_t i = 0; i < nj; i++)
+		by_id[jobs[i].id] = i;
+	std::vector<GateChange> changes;
+	// Gate changes from the policy: the newcomer's (started == j) now,
+	// running jobs' later.
+	auto take_changes = [&](double now, long started) {
+		changes.clear();
+		policy_.gate_changes(changes);
+		for (const GateChange &c : changes) {
+			auto it = by_id.find(c.job_id);
+			if (it == by_id.end())
+				continue;
+			uint32_t k = it->second;
+			if ((long)k == started) {
+				run[k].pl.gated = c.gated;
+				run[k].pl.shift = c.shift;
+				run[k].pl.gate_period = c.period;
+				continue;
+			}
+			if (!run[k].stepped)
+				continue;  // not running, or one fixed event
+			run[k].change = c;
+			if (res[k].start == now && run[k].iter == 0 && !run[k].pending) {
+				// Started in this same instant: it has not asked its
+				// gate yet and takes the latest parameters at launch.
+				apply_change(k, true);
+				continue;
+			}
+			run[k].pending = true;
+			run[k].pending_after = now + opt_.realign_delay;
+		}
 	};
 
 	auto start_job = [&](uint32_t j, double now, Placement &&pl) {
@@ -209,10 +328,11 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		}
 		r.pl = std::move(pl);
 		res[j].start = now;
+		policy_.started(jobs[j], r.pl, now);
+		take_changes(now, (long)j);
 		res[j].gated = r.pl.gated;
 		res[j].shift = r.pl.shift;
 		res[j].gate_period = r.pl.gate_period;
-		policy_.started(jobs[j], r.pl, now);
 		const Pattern &pat = jobs[j].pattern;
 		bool any = false;
 		if (!ideal) {
@@ -238,6 +358,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		}
 		if (r.pl.gated)
 			r.gate.reset(make_gate(r.pl, pat, opt_.epoch));
+		res[j].ever_gated = r.pl.gated;
+		r.stepped = true;
 		r.phase = 0;
 		r.iter = 0;
 		push(now + pat.phases[0].offset, EV_DOWN_END, j);
@@ -297,21 +419,37 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				break;  // superseded by a rate change
 			net.remove(now, e.b);
 			r.in_net = false;
-			reschedule();
+			reschedule(now);
 			after_up(e.a, now);
 			break;
 		}
 		case EV_UP_FIXED:
 			after_up(e.a, now);
 			break;
+		case EV_SHARE: {
+			Running &r = run[e.a];
+			if (!r.in_net || e.v != r.share_seq)
+				break;  // superseded
+			const Phase &ph = jobs[e.a].pattern.phases[r.phase];
+			double sent = ph.demand * ph.duration - net.remaining_at(r.flow, now);
+			net.set_share(now, r.flow, 1 + kMltcpSlope * (r.iter_sent + sent) /
+						   iter_bits[e.a]);
+			reschedule(now);
+			schedule_share(e.a, now);
+			break;
+		}
 		case EV_JOB_END:
 			res[e.a].finish = now;
-			if (run[e.a].gate) {
-				orrery_gate_stats_t gs;
-				orrery_gate_stats(run[e.a].gate.get(), &gs);
-				res[e.a].gate_missed = gs.missed;
-				res[e.a].gate_disabled = gs.disabled != 0;
-				res[e.a].gate_wait = (double)gs.total_wait_us / 1e6;
+			{
+				orrery_gate_stats_t &acc = run[e.a].acc;
+				if (run[e.a].gate)
+					add_stats(acc, run[e.a].gate.get());
+				res[e.a].gate_missed = acc.missed;
+				res[e.a].gate_disabled = acc.disabled != 0;
+				res[e.a].gate_wait = (double)acc.total_wait_us / 1e6;
+				res[e.a].gate_reanchored = acc.reanchored;
+				res[e.a].gate_rearmed = acc.rearmed;
+				res[e.a].gate_disables = acc.disables;
 			}
 			for (uint32_t n : run[e.a].pl.nodes) {
 				free[n] = 1;
@@ -319,6 +457,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			}
 			policy_.ended(jobs[e.a]);
 			run[e.a] = Running{};
+			take_changes(now, -1);
 			done++;
 			schedule(now);
 			break;

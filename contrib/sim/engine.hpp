@@ -21,6 +21,15 @@
 
 namespace sim {
 
+// New gate parameters for a running job (re-alignment), or for the job
+// just started (its gate at launch).
+struct GateChange {
+	uint32_t job_id = 0;
+	bool gated = false;
+	double period = 0;  // s
+	double shift = 0;   // s, in [0, period)
+};
+
 // A placement policy.  place() gets the free-node mask and must either
 // fill `out` with exactly job.nodes free nodes and return true, or return
 // false (the job stays queued).  started() and ended() tell the policy
@@ -33,8 +42,16 @@ public:
 			   double now, Placement &out) = 0;
 	virtual void started(const JobSpec &, const Placement &, double) {}
 	virtual void ended(const JobSpec &) {}
+	// After started() and ended(): gate parameters that changed.  A
+	// change for the job just started replaces its Placement's gate at
+	// once; the engine applies one for a running job at the job's first
+	// iteration boundary at least EngineOptions::realign_delay later.
+	virtual void gate_changes(std::vector<GateChange> &) {}
 	// ideal: no link contention (every job at its isolated time).
 	virtual bool ideal() const { return false; }
+	// mltcp: a flow's share of a bottleneck grows with the bytes its job
+	// has sent in the current iteration (doc/orrery-sim.1, POLICIES).
+	virtual bool mltcp() const { return false; }
 };
 
 struct JobResult {
@@ -46,8 +63,13 @@ struct JobResult {
 	bool gated = false;
 	double shift = 0, gate_period = 0;
 	uint64_t gate_missed = 0;   // slots the gate counted as missed
-	bool gate_disabled = false; // the gate switched itself off
+	bool gate_disabled = false; // the gate was off at the end
 	double gate_wait = 0;       // s spent waiting at the gate
+	uint64_t gate_reanchored = 0;  // the gate re-anchored (all its gates)
+	uint64_t gate_rearmed = 0;     // ... went back to its grid or on
+	uint64_t gate_disables = 0;    // ... turned itself off
+	uint32_t realigned = 0;        // gate changes applied while running
+	bool ever_gated = false;       // gated at some point of its run
 	double jct() const { return finish - arrival; }
 	double run() const { return finish - start; }
 	// Run time over the job's isolated run time (>= 1 up to rounding).
@@ -68,6 +90,7 @@ struct EngineOptions {
 	double epoch = 0;            // slot origin (the cluster epoch), s
 	bool progress = false;       // progress line on stderr
 	std::string label;           // shown in the progress line
+	double realign_delay = 5;    // s before a running job's gate change
 };
 
 class Engine {

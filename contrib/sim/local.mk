@@ -19,7 +19,7 @@ contrib_sim_orrery_sim_SOURCES = contrib/sim/main.cpp
 contrib_sim_orrery_sim_CXXFLAGS = $(AM_CXXFLAGS) -pthread
 contrib_sim_orrery_sim_LDADD = contrib/sim/libsimcore.la -lpthread
 dist_man_MANS += doc/orrery-sim.1
-dist_noinst_SCRIPTS += contrib/sim/run-report
+dist_noinst_SCRIPTS += contrib/sim/run-report contrib/sim/gap-closed
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/sim/test_sim_engine
@@ -32,6 +32,11 @@ TESTS += tests/sim/test_sim_trace
 tests_sim_test_sim_trace_SOURCES = tests/sim/test_sim_trace.cpp
 tests_sim_test_sim_trace_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
 tests_sim_test_sim_trace_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/sim/test_sim_orrery
+TESTS += tests/sim/test_sim_orrery
+tests_sim_test_sim_orrery_SOURCES = tests/sim/test_sim_orrery.cpp
+tests_sim_test_sim_orrery_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
+tests_sim_test_sim_orrery_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
 endif
 
 TESTS += tests/sim/cli-trace.sh
@@ -48,4 +53,5 @@ CLEANFILES += tests/sim/simgrid_crosscheck
 EXTRA_DIST += doc/benchmark-report.md doc/benchmark/testbed-jct-cdf.svg \
 	doc/benchmark/testbed-slowdown-cdf.svg \
 	doc/benchmark/testbed-batch4-jct-cdf.svg \
-	doc/benchmark/large-jct-cdf.svg doc/benchmark/large-slowdown-cdf.svg
+	doc/benchmark/large-jct-cdf.svg doc/benchmark/large-slowdown-cdf.svg \
+	doc/benchmark/large-oversub-jct-cdf.svg

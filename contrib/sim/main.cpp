@@ -28,7 +28,7 @@ using namespace sim;
 
 namespace {
 
-const char *kAllPolicies = "ideal,default,random,orrery-place,orrery";
+const char *kAllPolicies = "ideal,default,random,orrery-place,orrery,cassini,mltcp";
 
 void usage(FILE *f)
 {
@@ -38,6 +38,7 @@ void usage(FILE *f)
 		"                  [--load L] [--hours H] [--sizes MIX] [--models MIX]\n"
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
+		"                  [--realign-delay S]\n"
 		"                  [--out DIR] [--threads N] [--quiet]\n"
 		"                  [--list-models]\n"
 		"policies: %s (default: all)\n", kAllPolicies);
@@ -82,6 +83,10 @@ std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
 		return make_orrery_policy(t, f, pt, false);
 	if (name == "orrery")
 		return make_orrery_policy(t, f, pt, true);
+	if (name == "cassini")
+		return make_cassini_policy(t, f, pt);
+	if (name == "mltcp")
+		return make_mltcp_policy(f);
 	throw std::runtime_error("unknown policy '" + name + "' (" +
 				 kAllPolicies + ")");
 }
@@ -94,9 +99,9 @@ int run(int argc, char **argv)
 	uint64_t seed0 = 1;
 	bool quiet = false, list = false;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
-	double os_leaf = -1, os_pod = -1;
+	double os_leaf = -1, os_pod = -1, realign_delay = 5;
 	std::string sizes, models;
-	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP };
+	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -115,6 +120,7 @@ int run(int argc, char **argv)
 		{"list-models", no_argument, nullptr, O_LIST},
 		{"oversub-leaf", required_argument, nullptr, O_OSL},
 		{"oversub-pod", required_argument, nullptr, O_OSP},
+		{"realign-delay", required_argument, nullptr, O_RD},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -143,6 +149,11 @@ int run(int argc, char **argv)
 		case O_WT: write_tr = optarg; break;
 		case O_OSL: os_leaf = num(optarg, "--oversub-leaf"); break;
 		case O_OSP: os_pod = num(optarg, "--oversub-pod"); break;
+		case O_RD:
+			realign_delay = num(optarg, "--realign-delay");
+			if (realign_delay < 0 || realign_delay > 86400)
+				throw std::runtime_error("--realign-delay: seconds from 0 to 86400");
+			break;
 		case 'o': out_dir = optarg; break;
 		case 'j': threads = (unsigned)num(optarg, "--threads"); break;
 		case 'q': quiet = true; break;
@@ -259,6 +270,7 @@ int run(int argc, char **argv)
 						       profiles, seed_list[t.k]);
 				EngineOptions eo;
 				eo.progress = !quiet;
+				eo.realign_delay = realign_delay;
 				eo.label = policies[t.p] + " seed " +
 					   std::to_string(seed_list[t.k]);
 				Engine e(fabric, *pol, eo);

@@ -65,6 +65,7 @@ uint32_t Network::add(double now, std::vector<Crossing> links, double cap,
 	f.rate = 0;
 	f.last = now;
 	f.version++;
+	f.share = 1;
 	f.active = true;
 	n_active_++;
 	std::vector<uint32_t> seeds;
@@ -125,6 +126,30 @@ void Network::remove(double now, uint32_t id)
 		resolve(now, seeds);
 }
 
+void Network::set_share(double now, uint32_t id, double share)
+{
+	Flow &f = flows_[id];
+	changed_.clear();
+	if (!f.active || share == f.share)
+		return;
+	f.share = share;
+	bool roomy = true;
+	std::vector<uint32_t> seeds;
+	for (const Crossing &c : f.links) {
+		roomy &= links_[c.link].offered <= links_[c.link].cap * (1 + kTol);
+		seeds.push_back(c.link);
+	}
+	// Shares only matter where a link is a bottleneck.
+	if (!roomy && !seeds.empty())
+		resolve(now, seeds);
+}
+
+double Network::remaining_at(uint32_t id, double now) const
+{
+	const Flow &f = flows_[id];
+	return std::max(0.0, f.remaining - f.rate * (now - f.last));
+}
+
 // Progressive filling over the component of flows reachable from the seed
 // links through shared links.
 void Network::resolve(double now, const std::vector<uint32_t> &seed_links)
@@ -173,9 +198,11 @@ void Network::resolve(double now, const std::vector<uint32_t> &seed_links)
 		resid_[i] = l.cap;
 		links_[comp_links_[i]].mark = (uint32_t)i;  // reuse as index
 	}
+	// Each unfrozen flow's rate rises at its share's pace (1 for plain
+	// max-min fairness).
 	for (size_t j = 0; j < nf; j++)
 		for (const Crossing &c : flows_[comp_flows_[j]].links)
-			wsum_[links_[c.link].mark] += c.weight;
+			wsum_[links_[c.link].mark] += c.weight * flows_[comp_flows_[j]].share;
 
 	size_t unfrozen = nf;
 	while (unfrozen > 0) {
@@ -184,16 +211,19 @@ void Network::resolve(double now, const std::vector<uint32_t> &seed_links)
 			if (wsum_[i] > 0)
 				delta = std::min(delta, std::max(0.0, resid_[i]) / wsum_[i]);
 		for (size_t j = 0; j < nf; j++)
-			if (!frozen_[j])
-				delta = std::min(delta, flows_[comp_flows_[j]].cap - rate[j]);
+			if (!frozen_[j]) {
+				const Flow &f = flows_[comp_flows_[j]];
+				delta = std::min(delta, (f.cap - rate[j]) / f.share);
+			}
 		if (!(delta >= 0))
 			delta = 0;
 		for (size_t j = 0; j < nf; j++) {
 			if (frozen_[j])
 				continue;
-			rate[j] += delta;
+			const double sh = flows_[comp_flows_[j]].share;
+			rate[j] += delta * sh;
 			for (const Crossing &c : flows_[comp_flows_[j]].links)
-				resid_[links_[c.link].mark] -= c.weight * delta;
+				resid_[links_[c.link].mark] -= c.weight * delta * sh;
 		}
 		// Freeze flows at their cap or on a full link.
 		size_t before = unfrozen;
@@ -211,7 +241,7 @@ void Network::resolve(double now, const std::vector<uint32_t> &seed_links)
 				frozen_[j] = 1;
 				unfrozen--;
 				for (const Crossing &c : f.links)
-					wsum_[links_[c.link].mark] -= c.weight;
+					wsum_[links_[c.link].mark] -= c.weight * f.share;
 			}
 		}
 		if (unfrozen == before)  // cannot happen; guards an endless loop

@@ -1,4 +1,5 @@
-// Fluid network: flows share link capacity max-min fairly.
+// Fluid network: flows share link capacity max-min fairly (weighted by
+// each flow's share, 1 unless a policy such as mltcp changes it).
 //
 // A flow is one job's Up phase.  Its rate r is the per-node sending rate;
 // it is capped by the phase demand (at most the NIC rate) and loads each
@@ -32,6 +33,7 @@ struct Flow {
 	double rate = 0;       // current Mbit/s per node
 	double last = 0;       // time remaining was last brought up to date
 	uint64_t version = 0;  // bumped on every rate change
+	double share = 1;      // weight in the fair share (mltcp); 1 = equal
 	bool active = false;
 };
 
@@ -44,6 +46,11 @@ public:
 		     double mbit);
 	// End a flow (its bytes are sent or the caller gives up on it).
 	void remove(double now, uint32_t id);
+	// Change a flow's share of the fair allocation (rates are max-min
+	// fair in rate / share); re-solves its component.
+	void set_share(double now, uint32_t id, double share);
+	// Bits per node the flow has still to send at time now.
+	double remaining_at(uint32_t id, double now) const;
 
 	const Flow &flow(uint32_t id) const { return flows_[id]; }
 	// Time at which flow id finishes at its current rate.

@@ -1,5 +1,11 @@
 // The orrery placement policies: liborrery's cluster state and candidate
-// ranking, driven exactly as the select plugin drives them.
+// ranking, driven exactly as the select plugin drives them.  The orrery
+// policy also re-aligns: after every start and end it asks liborrery for
+// the link groups again (orrery_cluster_realign) and hands the engine the
+// gates that changed: the newcomer's at once, running jobs' at their next
+// iteration boundary after the re-alignment delay.  Jobs on no shared
+// constrained link, and groups liborrery leaves to free sharing, are not
+// gated.
 #include "bridge.hpp"
 #include "policies.hpp"
 
@@ -14,9 +20,9 @@ namespace {
 class OrreryPolicy : public Policy {
 public:
 	OrreryPolicy(const orrery_topology_t *t, const Fabric &f,
-		     const ProfileTable &pt, bool shifts)
+		     const ProfileTable &pt, OrreryKind kind)
 		: fabric_(f), below_(f.nodes_below()), profiles_(pt),
-		  shifts_(shifts)
+		  shifts_(kind != OrreryKind::Place), cassini_(kind == OrreryKind::Cassini)
 	{
 		orrery_error_t err{};
 		orrery_cluster_opts_t o;
@@ -24,10 +30,14 @@ public:
 		check(orrery_cluster_new(t, &o, &c_, &err), err, "cluster");
 		orrery_cluster_set_epoch_us(c_, 0);
 	}
-	~OrreryPolicy() override { orrery_cluster_free(c_); }
+	~OrreryPolicy() override
+	{
+		orrery_division_free(div_);
+		orrery_cluster_free(c_);
+	}
 	const char *name() const override
 	{
-		return shifts_ ? "orrery" : "orrery-place";
+		return cassini_ ? "cassini" : shifts_ ? "orrery" : "orrery-place";
 	}
 
 	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
@@ -50,11 +60,24 @@ public:
 		      err, "orrery_cluster_place for job " + std::to_string(job.id));
 		bool ok = orrery_placement_count(pl) > 0;
 		if (ok) {
+			// cassini: the candidate with the best score among all the
+			// locality candidates (ties: the ranking's order); orrery:
+			// the ranking's first (locality first).
+			size_t best = 0;
+			if (cassini_)
+				for (size_t i = 1; i < orrery_placement_count(pl); i++) {
+					const orrery_eval_t *a = orrery_placement_eval(pl, i);
+					const orrery_eval_t *b = orrery_placement_eval(pl, best);
+					if (orrery_eval_score_min(a) > orrery_eval_score_min(b) + 1e-12 ||
+					    (orrery_eval_score_min(a) > orrery_eval_score_min(b) - 1e-12 &&
+					     orrery_eval_score_mean(a) > orrery_eval_score_mean(b) + 1e-12))
+						best = i;
+				}
 			out.nodes.resize(job.nodes);
-			size_t k = orrery_placement_nodes(pl, 0, out.nodes.data(),
+			size_t k = orrery_placement_nodes(pl, best, out.nodes.data(),
 							  job.nodes);
 			out.nodes.resize(k);
-			const orrery_eval_t *e = orrery_placement_eval(pl, 0);
+			const orrery_eval_t *e = orrery_placement_eval(pl, best);
 			shift_us_ = orrery_eval_shift_us(e);
 			period_us_ = orrery_eval_period_us(e);
 			if (shifts_ && period_us_ > 0) {
@@ -85,22 +108,57 @@ public:
 					     profiles_.get(job.profile_index),
 					     shift, &err),
 		      err, "orrery_cluster_add_job for job " + std::to_string(job.id));
+		realign();
 	}
 
 	void ended(const JobSpec &job) override
 	{
-		if (!job.pattern.phases.empty())
+		if (!job.pattern.phases.empty()) {
 			orrery_cluster_remove_job(c_, job.id);
+			realign();
+		}
+	}
+
+	void gate_changes(std::vector<GateChange> &out) override
+	{
+		out.swap(changes_);
+		changes_.clear();
 	}
 
 private:
+	void realign()
+	{
+		if (!shifts_ || cassini_)
+			return;  // cassini: shifts fixed at launch, no groups
+		orrery_error_t err{};
+		orrery_division_t *d = nullptr;
+		check(orrery_cluster_realign(c_, div_, 1, &d, &err), err,
+		      "orrery_cluster_realign");
+		orrery_division_free(div_);
+		div_ = d;
+		for (size_t i = 0; i < orrery_division_job_count(d); i++) {
+			orrery_division_job_t j;
+			if (orrery_division_job(d, i, &j) != ORRERY_OK || !j.changed)
+				continue;
+			GateChange c;
+			c.job_id = j.job_id;
+			c.gated = j.gated != 0;
+			c.period = (double)j.period_us / 1e6;
+			c.shift = (double)j.shift_us / 1e6;
+			changes_.push_back(c);
+		}
+	}
+
 	const Fabric &fabric_;
 	std::vector<std::vector<uint32_t>> below_;
 	bool silent_ = false;
 	const ProfileTable &profiles_;
 	bool shifts_;
+	bool cassini_;
 	orrery_cluster_t *c_ = nullptr;
 	int64_t shift_us_ = 0, period_us_ = 0;
+	orrery_division_t *div_ = nullptr;   // the gates the jobs follow
+	std::vector<GateChange> changes_;
 };
 
 }  // namespace
@@ -110,7 +168,15 @@ std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
 					   const ProfileTable &profiles,
 					   bool shifts)
 {
-	return std::make_unique<OrreryPolicy>(t, f, profiles, shifts);
+	return std::make_unique<OrreryPolicy>(t, f, profiles,
+					      shifts ? OrreryKind::Full : OrreryKind::Place);
+}
+
+std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
+					    const Fabric &f,
+					    const ProfileTable &profiles)
+{
+	return std::make_unique<OrreryPolicy>(t, f, profiles, OrreryKind::Cassini);
 }
 
 }  // namespace sim

@@ -65,12 +65,17 @@ namespace {
 
 class DefaultPolicy : public Policy {
 public:
-	DefaultPolicy(const Fabric &f, bool ideal)
-		: f_(f), below_(f.nodes_below()), ideal_(ideal)
+	enum Kind { Default, Ideal, Mltcp };
+	DefaultPolicy(const Fabric &f, Kind k)
+		: f_(f), below_(f.nodes_below()), ideal_(k == Ideal), mltcp_(k == Mltcp)
 	{
 	}
-	const char *name() const override { return ideal_ ? "ideal" : "default"; }
+	const char *name() const override
+	{
+		return ideal_ ? "ideal" : mltcp_ ? "mltcp" : "default";
+	}
 	bool ideal() const override { return ideal_; }
+	bool mltcp() const override { return mltcp_; }
 	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
 		   Placement &out) override
 	{
@@ -80,7 +85,7 @@ public:
 private:
 	const Fabric &f_;
 	std::vector<std::vector<uint32_t>> below_;
-	bool ideal_;
+	bool ideal_, mltcp_;
 };
 
 class RandomPolicy : public Policy {
@@ -114,7 +119,11 @@ private:
 
 std::unique_ptr<Policy> make_default_policy(const Fabric &f)
 {
-	return std::make_unique<DefaultPolicy>(f, false);
+	return std::make_unique<DefaultPolicy>(f, DefaultPolicy::Default);
+}
+std::unique_ptr<Policy> make_mltcp_policy(const Fabric &f)
+{
+	return std::make_unique<DefaultPolicy>(f, DefaultPolicy::Mltcp);
 }
 std::unique_ptr<Policy> make_random_policy(const Fabric &, uint64_t seed)
 {
@@ -122,7 +131,7 @@ std::unique_ptr<Policy> make_random_policy(const Fabric &, uint64_t seed)
 }
 std::unique_ptr<Policy> make_ideal_policy(const Fabric &f)
 {
-	return std::make_unique<DefaultPolicy>(f, true);
+	return std::make_unique<DefaultPolicy>(f, DefaultPolicy::Ideal);
 }
 
 }  // namespace sim

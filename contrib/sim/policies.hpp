@@ -22,6 +22,9 @@ bool tree_best_fit(const Fabric &f,
 		   std::vector<uint32_t> &out);
 
 std::unique_ptr<Policy> make_default_policy(const Fabric &f);
+// Placed like default, ungated; the network shares bottlenecks by MLTCP's
+// rule (a flow's share grows with its iteration's bytes already sent).
+std::unique_ptr<Policy> make_mltcp_policy(const Fabric &f);
 // Random free nodes, uniformly, from a seeded generator.
 std::unique_ptr<Policy> make_random_policy(const Fabric &f, uint64_t seed);
 // No link contention: placed like default, every job at its isolated

@@ -8,6 +8,7 @@
 #include "cluster/cluster.hpp"
 #include "placement/placement.hpp"
 #include "profile/profile.hpp"
+#include "tdiv/tdiv.hpp"
 
 struct orrery_profile {
 	orrery::Profile p;
@@ -39,4 +40,7 @@ struct orrery_solve {
 	orrery::AffinityResult r;
 	std::vector<uint32_t> job_ids;  // index -> job id
 	std::vector<uint32_t> link_jobs;  // per r.links entry: jobs on it
+};
+struct orrery_division {
+	orrery::Division d;
 };

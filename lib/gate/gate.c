@@ -4,9 +4,9 @@
  * Slots lie on a grid common to every job of the cluster:
  *     slot_k = epoch + shift + k * period
  * The select plugin chose `shift` so that this job's Up phases interleave
- * with its neighbours' on the same grid.  Therefore a late job never
- * re-anchors its grid to its own clock: moving the grid would put its
- * traffic on top of its neighbours'.  Instead:
+ * with its neighbours' on the same grid.  Therefore a job that is merely
+ * late does not re-anchor its grid to its own clock: moving the grid
+ * would put its traffic on top of its neighbours'.  Instead:
  *
  *   - ready before a slot: wait for it (the normal case: gate periods are
  *     the profiled period rounded UP, so a job is slightly early);
@@ -14,13 +14,23 @@
  *     is still mostly ours; counted as "late", the lateness as drift);
  *   - later than that: the slot is missed; wait for the next one.
  *
- * A job whose iterations are longer than its period misses most slots and
- * would run at half speed or worse behind the gate.  That means its
- * profile is wrong, and interleaving cannot be had for it anyway, so when
- * miss_limit of the last miss_window phases missed, the gate disables
- * itself (every later phase passes through) and says so in its stats.
- * The threshold is explicit in the parameters and documented in
- * orrery-runtime(7).
+ * A job whose iterations became longer than its period (its phases
+ * stretched behind a neighbour's traffic, or its profile's period was
+ * wrong) misses most slots and behind the gate would run at half speed or
+ * worse.  The grid cannot be had for it any more, so when miss_limit of
+ * the last miss_window phases missed and the job's measured work per
+ * iteration (ready time minus the previous release: what it does between
+ * slots, waits excluded) exceeds the period, the gate re-anchors: slots
+ * every measured iteration time from now.  Misses without a longer
+ * iteration mean timing the gate cannot follow; it turns off.  Neither
+ * is for good: once the job's work fits the given period again for a
+ * whole window, the gate goes back to the given grid (its neighbours'
+ * arrangement); an off gate re-arms once the iterations are regular
+ * again.  A gate that leaves its grid again after re-arming doubles the
+ * run it needs to re-arm next time (up to 32 windows), so a cause that
+ * comes back with the grid (the gate's own neighbours) does not make it
+ * flap every window.  The thresholds are the parameters, documented in
+ * orrery-runtime(7); the statistics count every transition.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -50,6 +60,8 @@ static int popcount32(uint32_t v)
 		n++;
 	return n;
 }
+
+static void grid(orrery_gate_t *g);
 
 int orrery_gate_new(const orrery_gate_params_t *params, orrery_gate_t **out,
 		    orrery_error_t *err)
@@ -89,7 +101,8 @@ int orrery_gate_new(const orrery_gate_params_t *params, orrery_gate_t **out,
 	g->p = *params;
 	if (!g->p.late_tolerance_us)
 		g->p.late_tolerance_us = g->p.period_us / 10;
-	g->last_slot = INT64_MIN;
+	g->last_release = INT64_MIN;
+	grid(g);
 	*out = g;
 	if (err) {
 		err->code = ORRERY_OK;
@@ -103,39 +116,117 @@ void orrery_gate_free(orrery_gate_t *g)
 	free(g);
 }
 
-static void note_phase(orrery_gate_t *g, int missed)
+/* Record one phase; 1 when the miss limit is reached. */
+static int note_phase(orrery_gate_t *g, int missed)
 {
 	uint32_t w = g->p.miss_window;
 
 	if (!w)
-		return;
+		return 0;
 	g->recent = (g->recent << 1) | (missed ? 1u : 0u);
 	if (w < 32)
 		g->recent &= (1u << w) - 1;
 	if (g->recent_count < w)
 		g->recent_count++;
-	if (g->p.miss_limit && g->recent_count == w &&
-	    popcount32(g->recent) >= (int)g->p.miss_limit)
-		g->st.disabled = 1;
+	return g->p.miss_limit && g->recent_count == w &&
+	       popcount32(g->recent) >= (int)g->p.miss_limit;
+}
+
+static void set_mode(orrery_gate_t *g, int mode, int64_t base, int64_t period)
+{
+	g->st.mode = mode;
+	g->st.disabled = mode == ORRERY_GATE_OFF;
+	g->base_us = base;
+	g->period_us = period;
+	g->st.period_us = mode == ORRERY_GATE_OFF ? 0 : period;
+	g->last_slot = INT64_MIN;
+	g->recent = 0;
+	g->recent_count = 0;
+	g->fit_run = 0;
+	g->stable_run = 0;
+}
+
+/* The period an anchored gate uses: the measured iteration, rounded up to
+ * a millisecond, within the accepted range. */
+static int64_t anchored_period(int64_t measured)
+{
+	int64_t q = 1000, v = (measured + q - 1) / q * q;
+
+	if (v < ORRERY_MIN_PERIOD_US)
+		v = ORRERY_MIN_PERIOD_US;
+	if (v > ORRERY_MAX_PERIOD_US)
+		v = ORRERY_MAX_PERIOD_US;
+	return v;
+}
+
+/* Iterations in a row needed to re-arm. */
+static uint32_t rearm_run(const orrery_gate_t *g)
+{
+	return g->p.miss_window << g->backoff;
+}
+
+/* Leaving the grid (or the anchor) again after having re-armed. */
+static void note_leave(orrery_gate_t *g)
+{
+	if (g->st.rearmed && g->backoff < 5)
+		g->backoff++;
+}
+
+static void grid(orrery_gate_t *g)
+{
+	set_mode(g, ORRERY_GATE_GRID, g->p.epoch_us + g->p.shift_us, g->p.period_us);
+}
+
+/* Measure the work since the last release and keep the run counters. */
+static void measure(orrery_gate_t *g, int64_t now_us)
+{
+	int64_t work, tol = g->p.late_tolerance_us;
+
+	if (g->last_release == INT64_MIN || now_us < g->last_release)
+		return;
+	work = now_us - g->last_release;
+	g->last_work_us = work;
+	/* Mean over about four iterations. */
+	g->measured_us = g->measured_us ? g->measured_us + (work - g->measured_us) / 4 : work;
+	g->st.measured_us = g->measured_us;
+	g->fit_run = work <= g->p.period_us + tol ? g->fit_run + 1 : 0;
+	g->stable_run = (work - g->measured_us <= tol && g->measured_us - work <= tol)
+				? g->stable_run + 1 : 0;
 }
 
 int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us)
 {
-	int64_t base, k, slot, late, release;
+	int64_t k, slot, late, release;
 	int missed = 0;
+	uint32_t w = g->p.miss_window;
 
 	g->st.phases++;
-	if (g->st.disabled) {
-		g->st.passthrough++;
-		return now_us;
+	measure(g, now_us);
+	if (g->st.mode == ORRERY_GATE_OFF) {
+		if (!w || g->stable_run < rearm_run(g)) {
+			g->st.passthrough++;
+			g->last_release = now_us;
+			return now_us;
+		}
+		/* Regular again: back on the grid if the work fits it. */
+		g->st.rearmed++;
+		if (g->fit_run >= rearm_run(g))
+			grid(g);
+		else
+			set_mode(g, ORRERY_GATE_ANCHORED, now_us,
+				 anchored_period(g->measured_us));
+	} else if (g->st.mode == ORRERY_GATE_ANCHORED && w &&
+		   g->fit_run >= rearm_run(g)) {
+		/* The cause is gone: the given period fits again. */
+		g->st.rearmed++;
+		grid(g);
 	}
-	base = g->p.epoch_us + g->p.shift_us;
 	/* The slot at or before now. */
-	k = floor_div(now_us - base, g->p.period_us);
+	k = floor_div(now_us - g->base_us, g->period_us);
 	if (k <= g->last_slot)  /* one phase per slot: two phases in one
 				   period means the second waits */
 		k = g->last_slot;
-	slot = base + k * g->p.period_us;
+	slot = g->base_us + k * g->period_us;
 	late = now_us - slot;
 	if (k > g->last_slot && late >= 0 && late <= g->p.late_tolerance_us) {
 		release = now_us;
@@ -148,7 +239,7 @@ int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us)
 	} else {
 		/* The next slot we have not used yet. */
 		k++;
-		release = base + k * g->p.period_us;
+		release = g->base_us + k * g->period_us;
 		/* A slot (other than one already used) passed unused. */
 		if (g->last_slot != INT64_MIN &&
 		    late > g->p.late_tolerance_us && k - 1 > g->last_slot) {
@@ -159,13 +250,35 @@ int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us)
 		}
 	}
 	g->last_slot = k;
-	if (release > now_us) {
-		int64_t w = release - now_us;
-		g->st.total_wait_us += w;
-		if (w > g->st.max_wait_us)
-			g->st.max_wait_us = w;
+	if (note_phase(g, missed)) {
+		/* The miss limit.  Iterations outgrew the given period:
+		 * re-anchor to them (the mean, or the latest if longer: the
+		 * mean lags a step).  Otherwise an anchored gate goes back to
+		 * its grid and a gridded one turns off (erratic timing).  This
+		 * phase goes now. */
+		int64_t m = g->measured_us > g->last_work_us ? g->measured_us
+							     : g->last_work_us;
+		note_leave(g);
+		if (g->measured_us > g->p.period_us + g->p.late_tolerance_us) {
+			g->st.reanchored++;
+			set_mode(g, ORRERY_GATE_ANCHORED, now_us, anchored_period(m));
+			g->last_slot = 0;
+		} else if (g->st.mode == ORRERY_GATE_ANCHORED) {
+			g->st.rearmed++;
+			grid(g);
+		} else {
+			g->st.disables++;
+			set_mode(g, ORRERY_GATE_OFF, g->base_us, g->period_us);
+		}
+		release = now_us;
 	}
-	note_phase(g, missed);
+	if (release > now_us) {
+		int64_t wt = release - now_us;
+		g->st.total_wait_us += wt;
+		if (wt > g->st.max_wait_us)
+			g->st.max_wait_us = wt;
+	}
+	g->last_release = release;
 	return release;
 }
 

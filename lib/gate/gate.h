@@ -11,10 +11,18 @@
 #include "orrery.h"
 
 struct orrery_gate {
-	orrery_gate_params_t p;
+	orrery_gate_params_t p;   /* as given (the grid)                   */
+	int64_t base_us;          /* slot origin in force                  */
+	int64_t period_us;        /* period in force                       */
 	int64_t last_slot;        /* slot index last released on, or INT64_MIN */
+	int64_t last_release;     /* time of the last release, or INT64_MIN */
+	int64_t measured_us;      /* mean work per iteration, 0 = none yet */
+	int64_t last_work_us;     /* the latest iteration's work           */
 	uint32_t recent;          /* bit i: i-th most recent phase missed  */
 	uint32_t recent_count;    /* phases recorded in `recent` (<= window) */
+	uint32_t fit_run;         /* iterations in a row that fit p.period */
+	uint32_t stable_run;      /* ... within tolerance of measured_us   */
+	uint32_t backoff;         /* re-arming needs window << backoff     */
 	orrery_gate_stats_t st;
 };
 

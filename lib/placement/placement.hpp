@@ -100,4 +100,9 @@ struct ShiftSolution {
 };
 ShiftSolution solve_shifts(const Cluster &c);
 
+// The links solve_shifts and the link groups work on: every uplink with a
+// known capacity and at least two jobs, in switch order, its members as
+// indices into c.jobs() (ascending id) with their patterns on the link.
+std::vector<AffinityLink> shared_links(const Cluster &c);
+
 }  // namespace orrery

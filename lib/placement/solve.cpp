@@ -6,19 +6,13 @@
 
 namespace orrery {
 
-ShiftSolution solve_shifts(const Cluster &c)
+std::vector<AffinityLink> shared_links(const Cluster &c)
 {
 	const Topology &t = c.topology();
-	ShiftSolution out;
 	std::unordered_map<uint32_t, size_t> index;
-	std::vector<int64_t> periods;
-	for (const auto &kv : c.jobs()) {
-		index[kv.first] = out.job_ids.size();
-		out.job_ids.push_back(kv.first);
-		periods.push_back(kv.second.gate_period_us);
-	}
+	for (const auto &kv : c.jobs())
+		index.emplace(kv.first, index.size());
 	std::vector<AffinityLink> links;
-	std::unordered_map<uint32_t, uint32_t> jobs_per_link;
 	for (size_t sw = 0; sw < t.switches.size(); sw++) {
 		const std::vector<uint32_t> &ids = c.jobs_on_link(sw);
 		uint64_t cap = t.capacity(sw);
@@ -36,9 +30,23 @@ ShiftSolution solve_shifts(const Cluster &c)
 			l.jobs.push_back(index.at(id));
 			l.patterns.push_back(pattern_on_link(j->pattern, *x));
 		}
-		jobs_per_link[l.id] = (uint32_t)ids.size();
 		links.push_back(std::move(l));
 	}
+	return links;
+}
+
+ShiftSolution solve_shifts(const Cluster &c)
+{
+	ShiftSolution out;
+	std::vector<int64_t> periods;
+	for (const auto &kv : c.jobs()) {
+		out.job_ids.push_back(kv.first);
+		periods.push_back(kv.second.gate_period_us);
+	}
+	std::vector<AffinityLink> links = shared_links(c);
+	std::unordered_map<uint32_t, uint32_t> jobs_per_link;
+	for (const AffinityLink &l : links)
+		jobs_per_link[l.id] = (uint32_t)l.jobs.size();
 	out.result = solve_affinity(periods, links, c.circle());
 	if (out.result.shift_us.size() != periods.size())
 		fail(ORRERY_EINTERNAL, "solve_affinity returned " +

@@ -145,6 +145,9 @@ run "solve with a loop" 0 $Q solve --topology "$EX/two-tier-32.conf" --jobs "$tm
 	--uplink 0=200Gbps
 matches out '^loops +1 '
 matches out 'loop-closing$'
+# one link group of three jobs on three uplinks; every mode predicted
+matches out '^  group 1: 3 jobs, 3 links \('
+matches out '^  because    score [0-9.]+; predicted slowdown rotate [0-9.]+, divide [0-9.]+, share [0-9.]+$'
 run "solve: missing jobs" 2 $Q solve --topology "$EX/two-tier-32.conf"
 
 # --- score --------------------------------------------------------------
@@ -152,8 +155,14 @@ run "solve: missing jobs" 2 $Q solve --topology "$EX/two-tier-32.conf"
 J='period=100ms;up=50ms+50ms@50Gbps'
 run "score three jobs" 0 $Q score --capacity 50Gbps "$J" "$J" "$J"
 matches out '^score +0\.000 unshifted -> 0\.500 best$'
+# ... time-divided: a common 150 ms period, slots 0/50/100 ms, 150 ms
+# predicted against 200 ms for sharing
+has out "  choice     divide, common period 150 ms"
+matches out '^    2 +100 ms +[0-9.]+ ms +150 ms +50 ms +200 ms +50 ms \+ 150 ms$'
+matches out '^    3 +100 ms +[0-9.]+ ms +150 ms +100 ms +200 ms +100 ms \+ 150 ms$'
 run "score two jobs that fit" 0 $Q score --capacity 50Gbps "$J" "$J" --svg "$tmp/two.svg"
 matches out '^score +[-0-9.]+ unshifted -> 1\.000 best$'
+has out "  choice     rotate"
 [ -s "$tmp/two.svg" ] || { echo "FAIL   no two.svg"; fails=$((fails + 1)); }
 run "score: no capacity" 2 $Q score "$J"
 

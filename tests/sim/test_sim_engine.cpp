@@ -201,6 +201,48 @@ static void test_three_jobs(void **state)
 	}
 }
 
+// mltcp's rule (a flow's share grows with the bytes its job has sent this
+// iteration) against plain fair sharing: two jobs, 50 ms Down then 50 ms
+// Up at D per 100 ms, on both leaf uplinks of capacity D, the second
+// arriving 10 ms after the first.  Fair sharing: the first runs 10 ms
+// alone, then both at D/2; it ends its Up 80 ms later (t = 140 ms), the
+// second 10 ms after that alone: both iterate every 140 ms, 10 ms apart,
+// for ever.  mltcp: the first, ahead in its bytes, gets the larger share,
+// ends sooner and starts its next Up sooner; the gap grows each iteration
+// until the Up phases alternate, and both iterate every 100 ms.
+class FixedMltcp : public FixedPolicy {
+public:
+	using FixedPolicy::FixedPolicy;
+	bool mltcp() const override { return true; }
+};
+
+static void test_mltcp_interleaves(void **state)
+{
+	const double D = 50000, P = 0.1, up = 0.05;
+	const uint64_t N = 400;
+	for (int ml = 0; ml < 2; ml++) {
+		Fabric f = two_tier(2, 2, D);
+		std::vector<FixedPolicy::Spot> spots = {{{0, 2}, false, 0, 0},
+							{{1, 3}, false, 0, 0}};
+		FixedPolicy fair(spots);
+		FixedMltcp mlt(spots);
+		Engine e(f, ml ? (Policy &)mlt : (Policy &)fair);
+		SimStats st;
+		JobSpec b = periodic(1, 2, P, up, D, N);
+		b.arrival = 0.01;
+		auto r = e.run({periodic(0, 2, P, up, D, N), b}, st);
+		double iter = ml ? 0.100 : 0.140;
+		for (int j = 0; j < 2; j++) {
+			double want = N * iter;
+			if (std::fabs(r[j].run() - want) > 0.01 * want) {
+				print_error("%s: job %d ran %.3f s, want %.3f s\n",
+					    ml ? "mltcp" : "fair", j, r[j].run(), want);
+				fail();
+			}
+		}
+	}
+}
+
 // A job inside one leaf crosses no uplink and runs at its isolated time
 // even next to a colliding pair.
 static void test_single_leaf_unaffected(void **state)
@@ -262,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_pair_in_step_stretches),
 		cmocka_unit_test(test_pair_shifted_no_stretch),
 		cmocka_unit_test(test_three_jobs),
+		cmocka_unit_test(test_mltcp_interleaves),
 		cmocka_unit_test(test_single_leaf_unaffected),
 		cmocka_unit_test(test_tree_best_fit),
 		cmocka_unit_test(test_fifo_backfill),

@@ -109,13 +109,15 @@ static void test_drift_realigns_on_grid(void **state)
 	orrery_gate_free(g);
 }
 
-/* Iterations of 150 ms on a 100 ms grid miss every other slot: the profile
- * is wrong, so after 4 misses in the last 8 phases the gate passes through. */
-static void test_disables_when_period_wrong(void **state)
+/* Iterations of 150 ms on a 100 ms grid miss every other slot (their
+ * phases stretched, or the profile is wrong): after 4 misses in the last
+ * 8 phases the gate re-anchors to the measured 150 ms from that phase on,
+ * and no slot is missed after that. */
+static void test_reanchors_when_iteration_longer(void **state)
 {
 	orrery_gate_t *g = mk(0, 0);
 	orrery_gate_stats_t st;
-	int64_t ready = 0, rel = 0;
+	int64_t ready = 0, rel = 0, anchor = -1;
 	int i;
 
 	for (i = 0; i < 8; i++) {
@@ -123,12 +125,150 @@ static void test_disables_when_period_wrong(void **state)
 		ready = rel + 150 * MS;
 	}
 	orrery_gate_stats(g, &st);
-	assert_true(st.disabled);
-	assert_true(st.missed >= 4);
-	/* From now on phases go at once. */
-	assert_int_equal(orrery_gate_release_at(g, ready), ready);
+	assert_int_equal(st.mode, ORRERY_GATE_ANCHORED);
+	assert_int_equal(st.reanchored, 1);
+	assert_false(st.disabled);
+	assert_int_equal(st.period_us, 150 * MS);
+	assert_int_equal(st.measured_us, 150 * MS);
+	assert_int_equal(st.missed, 7);  /* every phase after the first */
+	anchor = rel;
+	/* From the re-anchored phase on: every 150 ms, on slot, no wait. */
+	for (i = 1; i <= 20; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		assert_int_equal(rel, anchor + i * 150 * MS);
+		ready = rel + 150 * MS;
+	}
 	orrery_gate_stats(g, &st);
-	assert_int_equal(st.passthrough, 1);
+	assert_int_equal(st.missed, 7);
+	assert_int_equal(st.reanchored, 1);
+	orrery_gate_free(g);
+}
+
+/* The cause goes away (the neighbour left, phases are short again): after
+ * 8 iterations whose work fits the 100 ms period the gate is back on the
+ * given grid, its slots at shift + k * period again. */
+static void test_rearms_on_grid(void **state)
+{
+	orrery_gate_t *g = mk(0, 20 * MS);
+	orrery_gate_stats_t st;
+	int64_t ready = 0, rel = 0;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		ready = rel + 170 * MS;
+	}
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.mode, ORRERY_GATE_ANCHORED);
+	for (i = 0; i < 9; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		ready = rel + 90 * MS;
+	}
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.mode, ORRERY_GATE_GRID);
+	assert_int_equal(st.rearmed, 1);
+	assert_int_equal(st.period_us, P);
+	for (i = 0; i < 5; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		assert_int_equal((rel - 20 * MS) % P, 0);
+		ready = rel + 90 * MS;
+	}
+	orrery_gate_free(g);
+}
+
+/* A cause that comes back: after re-arming, the gate leaves its grid
+ * again; the next re-arming needs twice the run (16 fitting iterations),
+ * so it does not flap every window. */
+static void test_rearm_backs_off(void **state)
+{
+	orrery_gate_t *g = mk(0, 0);
+	orrery_gate_stats_t st;
+	int64_t ready = 0, rel = 0;
+	int i, round;
+
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 10; i++) {
+			rel = orrery_gate_release_at(g, ready);
+			ready = rel + 170 * MS;
+		}
+		orrery_gate_stats(g, &st);
+		assert_int_equal(st.mode, ORRERY_GATE_ANCHORED);
+		assert_int_equal(st.reanchored, round + 1);
+		/* 12 fitting iterations: enough the first time (8), not the
+		 * second (16). */
+		for (i = 0; i < 12; i++) {
+			rel = orrery_gate_release_at(g, ready);
+			ready = rel + 90 * MS;
+		}
+		orrery_gate_stats(g, &st);
+		assert_int_equal(st.mode, round == 0 ? ORRERY_GATE_GRID : ORRERY_GATE_ANCHORED);
+	}
+	for (i = 0; i < 6; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		ready = rel + 90 * MS;
+	}
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.mode, ORRERY_GATE_GRID);
+	assert_int_equal(st.rearmed, 2);
+	orrery_gate_free(g);
+}
+
+/* Misses without a longer iteration (work alternating 20 / 150 ms, mean
+ * below the period: every other phase misses): the gate turns off; once the iterations are regular
+ * (95 ms) for a window, it re-arms on the grid. */
+static void test_off_then_rearms(void **state)
+{
+	orrery_gate_t *g = mk(0, 0);
+	orrery_gate_stats_t st;
+	int64_t ready = 0, rel = 0;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		ready = rel + (i % 2 ? 150 : 20) * MS;
+	}
+	orrery_gate_stats(g, &st);
+	assert_true(st.disabled);
+	assert_int_equal(st.mode, ORRERY_GATE_OFF);
+	assert_int_equal(st.disables, 1);
+	assert_true(st.passthrough > 0);
+	/* Off: phases go at once. */
+	assert_int_equal(orrery_gate_release_at(g, ready), ready);
+	rel = ready;
+	for (i = 0; i < 12; i++) {
+		ready = rel + 95 * MS;
+		rel = orrery_gate_release_at(g, ready);
+	}
+	orrery_gate_stats(g, &st);
+	assert_false(st.disabled);
+	assert_int_equal(st.mode, ORRERY_GATE_GRID);
+	assert_int_equal(st.rearmed, 1);
+	assert_int_equal(rel % P, 0);
+	orrery_gate_free(g);
+}
+
+/* miss_window 0: the gate never leaves the given grid. */
+static void test_window_zero_stays(void **state)
+{
+	orrery_gate_params_t p;
+	orrery_gate_t *g = NULL;
+	orrery_error_t err;
+	orrery_gate_stats_t st;
+	int64_t ready = 0, rel;
+
+	orrery_gate_params_default(&p);
+	p.period_us = P;
+	p.miss_window = 0;
+	p.miss_limit = 0;
+	assert_int_equal(orrery_gate_new(&p, &g, &err), ORRERY_OK);
+	for (int i = 0; i < 20; i++) {
+		rel = orrery_gate_release_at(g, ready);
+		assert_int_equal(rel % P, 0);
+		ready = rel + 150 * MS;
+	}
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.mode, ORRERY_GATE_GRID);
+	assert_int_equal(st.reanchored + st.disables, 0);
 	orrery_gate_free(g);
 }
 
@@ -179,7 +319,11 @@ int main(void)
 		cmocka_unit_test(test_first_phase_not_missed),
 		cmocka_unit_test(test_loop_locks_to_grid),
 		cmocka_unit_test(test_drift_realigns_on_grid),
-		cmocka_unit_test(test_disables_when_period_wrong),
+		cmocka_unit_test(test_reanchors_when_iteration_longer),
+		cmocka_unit_test(test_rearms_on_grid),
+		cmocka_unit_test(test_rearm_backs_off),
+		cmocka_unit_test(test_off_then_rearms),
+		cmocka_unit_test(test_window_zero_stays),
 		cmocka_unit_test(test_one_phase_per_slot),
 		cmocka_unit_test(test_before_epoch),
 		cmocka_unit_test(test_bad_params),

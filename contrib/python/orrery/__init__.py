@@ -70,6 +70,7 @@ def stats():
     out = {name: getattr(s, name) for name, _ in _runtime.Stats._fields_}
     out["active"] = bool(out["active"])
     out["disabled"] = bool(out["disabled"])
+    del out["reserved"]
     out["runtime"] = _runtime.path()
     return out
 

@@ -36,6 +36,13 @@ class Stats(ctypes.Structure):
         ("record_dropped", ctypes.c_uint64),
         ("active", ctypes.c_int32),
         ("disabled", ctypes.c_int32),
+        ("reanchored", ctypes.c_uint64),
+        ("rearmed", ctypes.c_uint64),
+        ("disables", ctypes.c_uint64),
+        ("period_now_us", ctypes.c_int64),
+        ("measured_us", ctypes.c_int64),
+        ("mode", ctypes.c_int32),
+        ("reserved", ctypes.c_int32),
     ]
 
 

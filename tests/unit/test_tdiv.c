@@ -1,0 +1,349 @@
+/*
+ * Time division of link groups through orrery.h: the worked example of
+ * the design notes, a group of two links shared by different subsets of
+ * jobs, the choice of mode, and a job leaving its group.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orrery.h"
+
+/* 50 ms compute, then 50 ms Up at 50 Gb/s. */
+#define HALF50 "period=100ms;up=50ms+50ms@50Gbps"
+/* 40 ms compute, then 60 ms Up at 100 Gb/s. */
+#define SIXTY "period=100ms;up=40ms+60ms@100Gbps"
+
+static orrery_profile_t *profile(const char *spec)
+{
+	orrery_profile_t *p = NULL;
+	orrery_error_t err;
+	if (orrery_profile_parse(spec, &p, &err) != ORRERY_OK)
+		fail_msg("parse '%s': %s", spec, err.message);
+	return p;
+}
+
+static void assert_near(double got, double want, double rel)
+{
+	if (fabs(got - want) > rel * fabs(want))
+		fail_msg("got %.1f, want %.1f (within %.1f %%)", got, want, 100 * rel);
+}
+
+static int64_t mod(int64_t a, int64_t m)
+{
+	return ((a % m) + m) % m;
+}
+
+/* Three 50%-duty jobs on one 50 Gb/s link: no rotation fits (score 0.5);
+ * a common 150 ms period with slots 0/50/100 ms; 150 ms predicted against
+ * 200 ms for fair sharing in step. */
+static void test_worked_example(void **state)
+{
+	(void)state;
+	orrery_profile_t *p[3] = { profile(HALF50), profile(HALF50), profile(HALF50) };
+	orrery_division_t *d = NULL;
+	orrery_error_t err;
+	orrery_division_group_t g;
+	assert_int_equal(orrery_link_divide((const orrery_profile_t *const *)p, 3,
+					    50000, NULL, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(d), 1);
+	assert_int_equal(orrery_division_group(d, 0, &g), ORRERY_OK);
+	assert_int_equal(g.jobs, 3);
+	assert_true(g.score < 1.0);
+	assert_int_equal(g.mode, ORRERY_GROUP_DIVIDE);
+	assert_string_equal(orrery_group_mode_name(g.mode), "divide");
+	assert_int_equal(g.period_us, 150000);
+	int64_t want[3] = { 0, 50000, 100000 };
+	for (size_t i = 0; i < 3; i++) {
+		orrery_division_job_t j;
+		assert_int_equal(orrery_division_job(d, i, &j), ORRERY_OK);
+		assert_int_equal(j.group, 0);
+		assert_true(j.gated);
+		assert_int_equal(j.period_us, 150000);
+		assert_int_equal(j.shift_us, want[i]);
+		assert_int_equal(j.isolated_us, 100000);
+		assert_near(j.iter_divide_us, 150000, 0.01);
+		assert_near(j.iter_share_us, 200000, 0.01);
+	}
+	assert_near(g.slowdown_divide, 4.5, 0.01);
+	assert_near(g.slowdown_share, 6.0, 0.01);
+	assert_true(g.slowdown_rotate > g.slowdown_divide);
+	orrery_division_free(d);
+	for (int i = 0; i < 3; i++)
+		orrery_profile_free(p[i]);
+}
+
+/* Demands that fit together are left to share, ungated; a pair that
+ * rotation separates keeps rotation. */
+static void test_choice(void **state)
+{
+	(void)state;
+	orrery_profile_t *light[2] = { profile("period=100ms;up=0ms+60ms@30Gbps"),
+				       profile("period=80ms;up=10ms+50ms@40Gbps") };
+	orrery_profile_t *half[2] = { profile("period=100ms;up=0ms+50ms@100Gbps"),
+				      profile("period=100ms;up=0ms+50ms@100Gbps") };
+	orrery_division_t *d = NULL;
+	orrery_error_t err;
+	orrery_division_group_t g;
+	orrery_division_job_t a, b;
+
+	assert_int_equal(orrery_link_divide((const orrery_profile_t *const *)light, 2,
+					    100000, NULL, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group(d, 0, &g), ORRERY_OK);
+	assert_int_equal(g.mode, ORRERY_GROUP_SHARE);
+	assert_int_equal(orrery_division_job(d, 0, &a), ORRERY_OK);
+	assert_false(a.gated);
+	assert_near(a.iter_share_us, 100000, 0.001);
+	orrery_division_free(d);
+
+	assert_int_equal(orrery_link_divide((const orrery_profile_t *const *)half, 2,
+					    100000, NULL, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group(d, 0, &g), ORRERY_OK);
+	assert_int_equal(g.mode, ORRERY_GROUP_ROTATE);
+	assert_int_equal(g.period_us, 0);   /* rotation fits: no division */
+	assert_true(g.slowdown_divide < 0);
+	assert_int_equal(orrery_division_job(d, 0, &a), ORRERY_OK);
+	assert_int_equal(orrery_division_job(d, 1, &b), ORRERY_OK);
+	assert_true(a.gated && b.gated);
+	assert_int_equal(a.period_us, 100000);
+	assert_int_equal(mod(b.shift_us - a.shift_us, 100000), 50000);
+	assert_near(a.iter_rotate_us, 100000, 0.001);
+	assert_near(a.iter_share_us, 150000, 0.01);  /* in step: 50 ms at half rate */
+	orrery_division_free(d);
+	for (int i = 0; i < 2; i++) {
+		orrery_profile_free(light[i]);
+		orrery_profile_free(half[i]);
+	}
+}
+
+/* spine over leaf1..leaf4, two nodes each, 100 Gb/s leaf uplinks. */
+static orrery_cluster_t *four_leaves(void)
+{
+	orrery_topology_t *t = orrery_topology_new();
+	orrery_cluster_t *c = NULL;
+	orrery_error_t err;
+	char leaf[32], node[32];
+	assert_int_equal(orrery_topology_add_switch(t, "spine", NULL, &err), ORRERY_OK);
+	for (int l = 1; l <= 4; l++) {
+		snprintf(leaf, sizeof leaf, "leaf%d", l);
+		assert_int_equal(orrery_topology_add_switch(t, leaf, "spine", &err), ORRERY_OK);
+		for (int n = 0; n < 2; n++) {
+			snprintf(node, sizeof node, "n%d", (l - 1) * 2 + n);
+			assert_int_equal(orrery_topology_add_node(t, node, leaf, &err), ORRERY_OK);
+		}
+	}
+	assert_int_equal(orrery_topology_finalize(t, &err), ORRERY_OK);
+	assert_int_equal(orrery_topology_set_level_uplink(t, 0, 100000, 100000, &err),
+			 ORRERY_OK);
+	assert_int_equal(orrery_cluster_new(t, NULL, &c, &err), ORRERY_OK);
+	orrery_topology_free(t);
+	return c;
+}
+
+static void add(orrery_cluster_t *c, uint32_t id, uint32_t n1, uint32_t n2,
+		const char *spec)
+{
+	orrery_profile_t *p = profile(spec);
+	orrery_error_t err;
+	uint32_t nodes[2] = { n1, n2 };
+	if (orrery_cluster_add_job(c, id, nodes, 2, p, 0, &err) != ORRERY_OK)
+		fail_msg("add job %u: %s", id, err.message);
+	orrery_profile_free(p);
+}
+
+/* Job 1 on leaf1+leaf3, job 2 on leaf1+leaf2, job 3 on leaf2+leaf4:
+ * leaf1's uplink is shared by jobs 1 and 2, leaf2's by jobs 2 and 3.
+ * Each job is Up 60 % of its period at the link rate, so no pair fits by
+ * rotation; a common 120 ms period puts job 2 in the half the other two
+ * leave free.  In step, job 2 gets half of both links, jobs 1 and 3 half
+ * of theirs: 40 + 120 ms per iteration. */
+static orrery_cluster_t *chain(void)
+{
+	orrery_cluster_t *c = four_leaves();
+	add(c, 1, 0, 4, SIXTY);
+	add(c, 2, 1, 2, SIXTY);
+	add(c, 3, 3, 6, SIXTY);
+	return c;
+}
+
+static void test_two_links(void **state)
+{
+	(void)state;
+	orrery_cluster_t *c = chain();
+	orrery_division_t *d = NULL;
+	orrery_error_t err;
+	orrery_division_group_t g;
+	orrery_division_job_t j[3];
+	uint32_t sw[4];
+	const orrery_topology_t *t = orrery_cluster_topology(c);
+
+	assert_int_equal(orrery_cluster_divide(c, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(d), 1);
+	assert_int_equal(orrery_division_group(d, 0, &g), ORRERY_OK);
+	assert_int_equal(g.links, 2);
+	assert_int_equal(g.jobs, 3);
+	assert_int_equal(orrery_division_group_links(d, 0, sw, 4), 2);
+	assert_string_equal(orrery_topology_switch_name(t, sw[0]), "leaf1");
+	assert_string_equal(orrery_topology_switch_name(t, sw[1]), "leaf2");
+	assert_true(g.score < 1.0);
+	assert_int_equal(g.mode, ORRERY_GROUP_DIVIDE);
+	assert_int_equal(g.period_us, 120000);
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(orrery_division_find_job(d, i + 1, &j[i]), ORRERY_OK);
+		assert_true(j[i].gated);
+		assert_int_equal(j[i].period_us, 120000);
+		assert_near(j[i].iter_divide_us, 120000, 0.01);
+		assert_near(j[i].iter_share_us, 160000, 0.01);
+	}
+	/* Job 2's slot is opposite both neighbours'. */
+	assert_int_equal(mod(j[1].shift_us - j[0].shift_us, 120000), 60000);
+	assert_int_equal(mod(j[2].shift_us - j[1].shift_us, 120000), 60000);
+	assert_int_equal(orrery_division_find_job(d, 9, &j[0]), ORRERY_ENOENT);
+	orrery_division_free(d);
+	orrery_cluster_free(c);
+}
+
+/* Job 2 ends: jobs 1 and 3 share no link any more, and their gates go
+ * off; with job 3 gone instead, jobs 1 and 2 remain one divided group. */
+static void test_leaving(void **state)
+{
+	(void)state;
+	orrery_cluster_t *c = chain();
+	orrery_division_t *d = NULL;
+	orrery_error_t err;
+	orrery_division_job_t j;
+	orrery_division_group_t g;
+
+	orrery_division_t *prev = NULL;
+	assert_int_equal(orrery_cluster_realign(c, NULL, 1, &prev, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_find_job(prev, 1, &j), ORRERY_OK);
+	assert_true(j.gated && j.changed);
+	assert_int_equal(orrery_cluster_remove_job(c, 2), ORRERY_OK);
+	assert_int_equal(orrery_cluster_realign(c, prev, 1, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(d), 0);
+	assert_int_equal(orrery_division_job_count(d), 2);
+	for (uint32_t id = 1; id <= 3; id += 2) {
+		assert_int_equal(orrery_division_find_job(d, id, &j), ORRERY_OK);
+		assert_int_equal(j.group, -1);
+		assert_false(j.gated);
+		assert_true(j.changed);  /* the gate goes off: a change to carry */
+	}
+	orrery_division_free(d);
+	orrery_division_free(prev);
+	orrery_cluster_free(c);
+
+	c = chain();
+	assert_int_equal(orrery_cluster_remove_job(c, 3), ORRERY_OK);
+	assert_int_equal(orrery_cluster_divide(c, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(d), 1);
+	assert_int_equal(orrery_division_group(d, 0, &g), ORRERY_OK);
+	assert_int_equal(g.jobs, 2);
+	assert_int_equal(g.mode, ORRERY_GROUP_DIVIDE);
+	assert_int_equal(g.period_us, 120000);
+	orrery_division_free(d);
+	orrery_cluster_free(c);
+}
+
+/* Re-alignment changes as few gates as it can: two pairs of 25 %-duty
+ * jobs, one across leaf1/leaf2, one across leaf3/leaf4; a fifth job joins
+ * the second pair's uplinks.  The first group is carried over as it was;
+ * in the re-solved second group the two running jobs keep their slots,
+ * and only the newcomer's gate is new. */
+#define QUARTER "period=100ms;up=0ms+25ms@100Gbps"
+static void test_realign_few_changes(void **state)
+{
+	(void)state;
+	orrery_cluster_t *c = four_leaves();
+	orrery_division_t *prev = NULL, *d = NULL;
+	orrery_error_t err;
+	orrery_division_job_t a, b;
+	orrery_division_group_t g;
+	int reused = 0;
+
+	add(c, 1, 0, 2, QUARTER);
+	add(c, 2, 1, 3, QUARTER);
+	add(c, 3, 4, 6, QUARTER);
+	add(c, 4, 5, 7, QUARTER);
+	assert_int_equal(orrery_cluster_realign(c, NULL, 1, &prev, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(prev), 2);
+	{
+		/* Nodes 5 and 6 are jobs 4's and 3's (OverSubscribe). */
+		orrery_profile_t *p = profile(QUARTER);
+		uint32_t nodes[2] = { 5, 6 };
+		assert_int_equal(orrery_cluster_add_job(c, 5, nodes, 2, p, 0, &err), ORRERY_OK);
+		orrery_profile_free(p);
+	}
+	assert_int_equal(orrery_cluster_realign(c, prev, 1, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(d), 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(orrery_division_group(d, i, &g), ORRERY_OK);
+		assert_int_equal(g.mode, ORRERY_GROUP_ROTATE);
+		reused += g.reused;
+	}
+	assert_int_equal(reused, 1);
+	for (uint32_t id = 1; id <= 4; id++) {
+		assert_int_equal(orrery_division_find_job(prev, id, &a), ORRERY_OK);
+		assert_int_equal(orrery_division_find_job(d, id, &b), ORRERY_OK);
+		assert_false(b.changed);
+		assert_int_equal(a.shift_us, b.shift_us);
+	}
+	assert_int_equal(orrery_division_find_job(d, 5, &b), ORRERY_OK);
+	assert_true(b.changed && b.gated);
+	/* The three slots of leaf3's group are apart. */
+	{
+		int64_t s[3];
+		for (uint32_t id = 3; id <= 5; id++) {
+			assert_int_equal(orrery_division_find_job(d, id, &b), ORRERY_OK);
+			s[id - 3] = b.shift_us;
+		}
+		for (int x = 0; x < 3; x++)
+			for (int y = x + 1; y < 3; y++)
+				assert_true(mod(s[x] - s[y], 100000) >= 25000 &&
+					    mod(s[y] - s[x], 100000) >= 25000);
+	}
+	orrery_division_free(d);
+	orrery_division_free(prev);
+	orrery_cluster_free(c);
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	orrery_profile_t *p[1] = { profile(HALF50) };
+	orrery_profile_t *m[1] = { profile("resnet50") };
+	orrery_division_t *d = NULL;
+	orrery_error_t err;
+	assert_int_equal(orrery_link_divide((const orrery_profile_t *const *)p, 1, 0,
+					    NULL, &d, &err), ORRERY_EINVAL);
+	assert_null(d);
+	assert_int_equal(orrery_link_divide((const orrery_profile_t *const *)m, 1,
+					    50000, NULL, &d, &err), ORRERY_ESTATE);
+	assert_non_null(strstr(err.message, "resnet50"));
+	assert_int_equal(orrery_cluster_divide(NULL, &d, &err), ORRERY_EINVAL);
+	/* One job alone: no group, no gate. */
+	assert_int_equal(orrery_link_divide((const orrery_profile_t *const *)p, 1,
+					    50000, NULL, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(d), 0);
+	orrery_division_free(d);
+	orrery_profile_free(p[0]);
+	orrery_profile_free(m[0]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_worked_example),
+		cmocka_unit_test(test_choice),
+		cmocka_unit_test(test_two_links),
+		cmocka_unit_test(test_leaving),
+		cmocka_unit_test(test_realign_few_changes),
+		cmocka_unit_test(test_bad_input),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
