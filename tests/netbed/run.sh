@@ -35,8 +35,11 @@
 # Usage: tests/netbed/run.sh [--build-dir DIR] [--state-dir DIR]
 #                            [--port-base P] [--keep]
 # Env: NETBED_SCENARIOS (default "a"), NETBED_ITERS (default 16),
-# NETBED_LINES=FILE (append the netbed: lines there too), NETBED_EFFICIENCY
-# (the trainer's --efficiency for its profile, default 0.90).  Run as root.  Starts and always stops its own
+# NETBED_LINES=FILE (append the netbed: lines there too),
+# NETBED_MIN_SPEEDUP (default 1.3) and NETBED_SIM_TOLERANCE (percent,
+# default 15): the issue's targets, lowered only by a caller that says so;
+# NETBED_EFFICIENCY
+# (the trainer's --efficiency for its profile, default 0.85).  Run as root.  Starts and always stops its own
 # clusters and fabric (namespaces onb-pPORT-*).  Last line:
 # "N passed, M failed".
 set -u -o pipefail
@@ -62,9 +65,18 @@ export ORRERY_SELECT_PLUGIN_DIR=$SELECT_DIR
 FAB=$STATE.fabric
 TAG=p$PORT_BASE
 ITERS=${NETBED_ITERS:-16}
-SCENARIOS=${NETBED_SCENARIOS:-a}
 WARMUP=2
-cs_extra_cleanup() { "$NETBED" down --tag "$TAG" || echo "# warning: namespaces onb-$TAG-* left"; }
+SCENARIOS=${NETBED_SCENARIOS:-a}
+MIN_SPEEDUP=${NETBED_MIN_SPEEDUP:-1.3}
+SIM_TOL=${NETBED_SIM_TOLERANCE:-15}
+[[ $MIN_SPEEDUP =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ $SIM_TOL =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+	{ echo "$PROG: NETBED_MIN_SPEEDUP and NETBED_SIM_TOLERANCE take numbers" >&2; exit 2; }
+[[ $ITERS =~ ^[0-9]+$ ]] && [ "$ITERS" -gt "$WARMUP" ] && [ "$ITERS" -le 1000 ] ||
+	{ echo "$PROG: NETBED_ITERS: $ITERS (accepted: $((WARMUP + 1)) to 1000)" >&2; exit 2; }
+cs_extra_cleanup() {
+	"$NETBED" down --tag "$TAG" || echo "# warning: namespaces onb-$TAG-* left"
+	rm -rf "$FAB" "$STATE.netbed.log"
+}
 cs_trap
 
 # ---------------------------------------------------------------- scenarios
@@ -81,7 +93,7 @@ cs_trap
 # one stalling in loss recovery (with cubic such stalls shift one job
 # against the other at random; see doc/netbed-report.md).
 HOST_MBIT=200 UPLINK_MBIT=100 QUEUE=120000 MTU=9000
-BYTES=3145728 WINDOW=65536 RTO_MIN=20 CC=bbr EFFICIENCY=${NETBED_EFFICIENCY:-0.90}
+BYTES=3145728 WINDOW=65536 RTO_MIN=20 CC=bbr EFFICIENCY=${NETBED_EFFICIENCY:-0.85}
 
 leaf_of() { awk -v n="$1" '$1 == n { print $4 }' "$FAB/hosts"; }
 stat_of() { "$NETBED" stats --state-dir "$FAB" --tag "$TAG" | sed -n "s/^$1=//p"; }
@@ -274,10 +286,10 @@ assert_targets() {
 	ungated=$(awk -v a="$MEAN_cons_tres" -v b="$MEAN_orrery_place" 'BEGIN { printf "%.1f", (a + b) / 2 }')
 	speedup=$(awk -v a="$ungated" -v b="$MEAN_orrery" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print 0 }')
 	echo "# speedup of the gate: ${speedup}x over both ungated policies; $(awk -v a="$MEAN_cons_tres" -v b="$MEAN_orrery" 'BEGIN { printf "%.2f", a / b }')x over cons_tres, $(awk -v a="$MEAN_orrery_place" -v b="$MEAN_orrery" 'BEGIN { printf "%.2f", a / b }')x over orrery-place"
-	if awk -v s="$speedup" 'BEGIN { exit !(s >= 1.3) }'; then
-		ok "the gate makes the mean iteration ${speedup}x shorter than ungated (${ungated} -> ${MEAN_orrery} ms; target >= 1.3x)"
+	if awk -v s="$speedup" -v t="$MIN_SPEEDUP" 'BEGIN { exit !(s >= t) }'; then
+		ok "the gate makes the mean iteration ${speedup}x shorter than ungated (${ungated} -> ${MEAN_orrery} ms; target >= ${MIN_SPEEDUP}x)"
 	else
-		not_ok "the gate makes the mean iteration at least 1.3x shorter than ungated" \
+		not_ok "the gate makes the mean iteration at least ${MIN_SPEEDUP}x shorter than ungated" \
 			"measured ${speedup}x: ${ungated} ms ungated (cons_tres ${MEAN_cons_tres}, orrery-place ${MEAN_orrery_place}), ${MEAN_orrery} ms gated"
 	fi
 	if [ "$DROPS_cons_tres" -gt 0 ] && [ $((DROPS_orrery * 5)) -le "$DROPS_cons_tres" ]; then
@@ -290,10 +302,10 @@ assert_targets() {
 		v=${pol//-/_}
 		eval "m=\$MEAN_$v s=\$SIM_$v"
 		err=$(awk -v m="$m" -v s="$s" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }')
-		if awk -v e="$err" 'BEGIN { exit !(e != "nan" && e >= -15 && e <= 15) }'; then
-			ok "$pol: the simulator's mean iteration ($s ms) is within 15% of the measured ($m ms): ${err}%"
+		if awk -v e="$err" -v t="$SIM_TOL" 'BEGIN { exit !(e != "nan" && e >= -t && e <= t) }'; then
+			ok "$pol: the simulator's mean iteration ($s ms) is within ${SIM_TOL}% of the measured ($m ms): ${err}%"
 		else
-			not_ok "$pol: the simulator's mean iteration within 15% of the measured" "sim $s ms, measured $m ms (${err}%)"
+			not_ok "$pol: the simulator's mean iteration within ${SIM_TOL}% of the measured" "sim $s ms, measured $m ms (${err}%)"
 		fi
 	done
 }
