@@ -106,8 +106,11 @@ static const char *peer(const struct opts *o, int r, char *buf, size_t n)
 		if (p)
 			p++;
 	}
-	if (!p)
-		die("--peers: no address for rank %s", "");
+	if (!p) {
+		char r_s[16];
+		snprintf(r_s, sizeof r_s, "%d", r);
+		die("--peers: no address for rank %s", r_s);
+	}
 	size_t len = strcspn(p, ",");
 	if (len == 0 || len >= n)
 		die("--peers: bad address in '%s'", o->peers);
