@@ -321,6 +321,13 @@ int main(int argc, char **argv)
 	if (!out)
 		die("cannot write %s", o.out);
 
+	/* liborrery-runtime names the rank in its records and statistics
+	 * from the environment; outside Slurm only --rank says it. */
+	if (!getenv("SLURM_PROCID") && !getenv("RANK")) {
+		char r_s[16];
+		snprintf(r_s, sizeof r_s, "%d", o.rank);
+		setenv("RANK", r_s, 0);
+	}
 	orrery_runtime_init();
 	orrery_runtime_set_source("app");
 
