@@ -6,6 +6,7 @@ include contrib/slurm-source/local.mk
 include tests/integration/local.mk
 include contrib/sacct/local.mk
 include contrib/runtime/local.mk
+include contrib/netbed/local.mk
 include contrib/capture/local.mk
 include contrib/python/local.mk
 dist_noinst_SCRIPTS += contrib/quickstart contrib/install-deps tests/run-all.sh

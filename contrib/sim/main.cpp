@@ -39,6 +39,7 @@ void usage(FILE *f)
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--realign-delay S]\n"
+		"                  [--leaves N] [--nodes-per-leaf N] [--node-link-mbps R]\n"
 		"                  [--out DIR] [--threads N] [--quiet]\n"
 		"                  [--list-models]\n"
 		"policies: %s (default: all)\n", kAllPolicies);
@@ -100,8 +101,9 @@ int run(int argc, char **argv)
 	bool quiet = false, list = false;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
 	double os_leaf = -1, os_pod = -1, realign_delay = 5;
+	long leaves = -1, per_leaf = -1, node_link = -1;
 	std::string sizes, models;
-	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD };
+	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -121,6 +123,9 @@ int run(int argc, char **argv)
 		{"oversub-leaf", required_argument, nullptr, O_OSL},
 		{"oversub-pod", required_argument, nullptr, O_OSP},
 		{"realign-delay", required_argument, nullptr, O_RD},
+		{"leaves", required_argument, nullptr, O_LEAVES},
+		{"nodes-per-leaf", required_argument, nullptr, O_PERLEAF},
+		{"node-link-mbps", required_argument, nullptr, O_NLINK},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -154,6 +159,9 @@ int run(int argc, char **argv)
 			if (realign_delay < 0 || realign_delay > 86400)
 				throw std::runtime_error("--realign-delay: seconds from 0 to 86400");
 			break;
+		case O_LEAVES: leaves = (long)num(optarg, "--leaves"); break;
+		case O_PERLEAF: per_leaf = (long)num(optarg, "--nodes-per-leaf"); break;
+		case O_NLINK: node_link = (long)num(optarg, "--node-link-mbps"); break;
 		case 'o': out_dir = optarg; break;
 		case 'j': threads = (unsigned)num(optarg, "--threads"); break;
 		case 'q': quiet = true; break;
@@ -185,6 +193,18 @@ int run(int argc, char **argv)
 		sc.fabric.oversub_leaf = os_leaf;
 	if (os_pod > 0)
 		sc.fabric.oversub_pod = os_pod;
+	// A fabric of another size (orrery-netbed's, say): leaves of
+	// nodes_per_leaf nodes; the leaf uplink follows from the node link
+	// and --oversub-leaf (orrery_topology_generate's rule).
+	if (leaves > 0) {
+		if (sc.fabric.tiers == 3 && leaves % sc.fabric.leaves_per_pod)
+			throw std::runtime_error("--leaves: a multiple of the pod size");
+		sc.fabric.leaves = (uint32_t)leaves;
+	}
+	if (per_leaf > 0)
+		sc.fabric.nodes_per_leaf = (uint32_t)per_leaf;
+	if (node_link > 0)
+		sc.fabric.node_link_mbps = (uint64_t)node_link;
 	if (hours > 0)
 		sc.gen.horizon_s = hours * 3600;
 	if (dmin > 0)

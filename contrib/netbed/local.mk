@@ -1,0 +1,28 @@
+# contrib/netbed: a real-packet Clos fabric on one machine (network
+# namespaces, htb-shaped veth links, ECMP) and a synthetic TCP ring
+# all-reduce trainer gated by liborrery-runtime.  Test-only; see
+# orrery-netbed(8).
+dist_bin_SCRIPTS += contrib/netbed/orrery-netbed
+bin_PROGRAMS += contrib/netbed/orrery-netbed-trainer
+contrib_netbed_orrery_netbed_trainer_SOURCES = contrib/netbed/trainer.c
+contrib_netbed_orrery_netbed_trainer_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime
+contrib_netbed_orrery_netbed_trainer_LDADD = contrib/runtime/liborrery-runtime.la
+dist_man_MANS += doc/orrery-netbed.8
+EXTRA_DIST += tests/netbed/run.sh
+
+# The full set (as root): scenarios a and b, 30 iterations each, their
+# netbed: lines in netbed-lines.txt and the plot netbed-iterations.svg
+# (doc/netbed-report.md).
+NETBED_STATE = /var/tmp/nb-full
+netbed: all
+	rm -f netbed-lines.txt
+	NETBED_SCENARIOS="a b" NETBED_ITERS=30 NETBED_LINES=$(abs_builddir)/netbed-lines.txt \
+		$(top_srcdir)/tests/netbed/run.sh --build-dir $(abs_builddir) \
+		--state-dir $(NETBED_STATE) --port-base 31400; \
+	rc=$$?; $(top_srcdir)/contrib/netbed/plot-iterations $(NETBED_STATE) a netbed-iterations.svg; exit $$rc
+.PHONY: netbed
+EXTRA_DIST += contrib/netbed/plot-iterations doc/netbed-report.md doc/netbed/netbed-iterations.svg
+
+# The trainer's arguments and profile derivation (no fabric, no root).
+TESTS += tests/netbed/trainer-args.sh
+EXTRA_DIST += tests/netbed/trainer-args.sh

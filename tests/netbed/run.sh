@@ -1,0 +1,313 @@
+#!/bin/bash
+# tests/netbed/run.sh - real packets: jobs submitted through a real Slurm
+# cluster (contrib/cluster/orrery-cluster) run a TCP ring all-reduce
+# (orrery-netbed-trainer) in orrery-netbed's fabric of network namespaces,
+# each task in the namespace of its node, under three policies:
+#
+#   cons_tres     select/cons_tres + topology/tree, no profile, no gate
+#   orrery-place  select/orrery_cons_tres, --comm-profile, ORRERY_GATE=off
+#   orrery        select/orrery_cons_tres, --comm-profile, gated
+#
+# Scenario a: 3 leaves of 2 hosts, hosts at 200 Mbit/s, one 100 Mbit/s
+# uplink per leaf; two 3-node jobs.  Slurm's tree placement gives one job
+# leaf0 and one node of leaf1, the other the rest: both rings cross leaf1's
+# uplink (checked, not assumed).  Both jobs begin their first iteration at
+# the same instant (--start-at): ungated they collide from the start.
+# Printed per policy (the issue's format):
+#   netbed: scenario=a policy=P jobs=2 iter_ms_mean=X iter_ms_p99=Y drops=D retrans=R sim_iter_ms_mean=Z
+# drops: packets dropped by the fabric's shaped queues (tc -s), retrans:
+# TCP retransmitted segments in the host namespaces (nstat), both over
+# the policy's two jobs; sim_iter_ms_mean: orrery-sim on the same jobs,
+# fabric and policy (cons_tres -> its "default" tree best fit).
+# Asserted (what a user notices): the gate makes the mean iteration at
+# least 1.3x shorter than the two ungated policies pooled (cons_tres and
+# orrery-place: the same jobs on the same nodes, both ungated) and drops
+# at least 5x fewer than cons_tres; every policy's simulated mean within
+# 15% of the measured one.
+#
+# Scenario b (NETBED_SCENARIOS="a b", make netbed): ECMP.  2 leaves of 2
+# hosts, two 100 Mbit/s uplinks per leaf (to two spines, L4 hash), two
+# 2-node jobs placed across the leaves (-w): orrery sees one 200 Mbit/s
+# aggregate uplink that fits both rings; whether the hash puts both jobs'
+# flows on one spine link is chance, reported per uplink (bytes, drops).
+# Only scenario a asserts the targets.
+#
+# Usage: tests/netbed/run.sh [--build-dir DIR] [--state-dir DIR]
+#                            [--port-base P] [--keep]
+# Env: NETBED_SCENARIOS (default "a"), NETBED_ITERS (default 16),
+# NETBED_LINES=FILE (append the netbed: lines there too),
+# NETBED_MIN_SPEEDUP (default 1.3) and NETBED_SIM_TOLERANCE (percent,
+# default 15): the issue's targets, lowered only by a caller that says so;
+# NETBED_EFFICIENCY
+# (the trainer's --efficiency for its profile, default 0.85).  Run as root.  Starts and always stops its own
+# clusters and fabric (namespaces onb-pPORT-*).  Last line:
+# "N passed, M failed".
+set -u -o pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+PROG=netbed
+BUILD=${ORRERY_BUILD_DIR:-$TOP/build}
+STATE=/var/tmp/nb-netbed
+PORT_BASE=31000
+NODES=6
+
+. "$HERE/../lib/tap.sh"
+. "$HERE/../lib/cluster-suite.sh"
+cs_parse_args "$@"
+NETBED=$TOP/contrib/netbed/orrery-netbed
+TRAINER=$BUILD/contrib/netbed/orrery-netbed-trainer
+SIM=$BUILD/contrib/sim/orrery-sim
+PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
+SELECT_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
+cs_require "$TRAINER" "$SIM" "$PLUGIN" "$SELECT_DIR/select_orrery_cons_tres.so"
+export ORRERY_SELECT_PLUGIN_DIR=$SELECT_DIR
+FAB=$STATE.fabric
+TAG=p$PORT_BASE
+ITERS=${NETBED_ITERS:-16}
+WARMUP=2
+SCENARIOS=${NETBED_SCENARIOS:-a}
+MIN_SPEEDUP=${NETBED_MIN_SPEEDUP:-1.3}
+SIM_TOL=${NETBED_SIM_TOLERANCE:-15}
+[[ $MIN_SPEEDUP =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ $SIM_TOL =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+	{ echo "$PROG: NETBED_MIN_SPEEDUP and NETBED_SIM_TOLERANCE take numbers" >&2; exit 2; }
+[[ $ITERS =~ ^[0-9]+$ ]] && [ "$ITERS" -gt "$WARMUP" ] && [ "$ITERS" -le 1000 ] ||
+	{ echo "$PROG: NETBED_ITERS: $ITERS (accepted: $((WARMUP + 1)) to 1000)" >&2; exit 2; }
+cs_extra_cleanup() {
+	"$NETBED" down --tag "$TAG" || echo "# warning: namespaces onb-$TAG-* left"
+	rm -rf "$FAB" "$STATE.netbed.log"
+}
+cs_trap
+
+# ---------------------------------------------------------------- scenarios
+# The shaped uplink, not the CPU, is the bottleneck: 100 Mbit/s uplinks,
+# 9000-byte frames (six times fewer packets for 2 CPUs to move), 3 ranks
+# per job, a compute phase as long as the profiled all-reduce so that two
+# jobs' phases can interleave.  The shaped queues hold 120 kB; each
+# connection's window is bounded by a 64 KiB receive buffer: one flow fits
+# a queue, two colliding flows overflow it.  The hosts' minimum RTO is
+# 20 ms, as data-centre hosts set it: with the kernel's 200 ms, one tail
+# drop in a ring step stalls the whole ring for 200 ms in sub-millisecond
+# RTTs.  TCP is BBR (the kernel has reno, cubic, bbr): its rate does not
+# collapse on a drop, so two colliding rings share the uplink instead of
+# one stalling in loss recovery (with cubic such stalls shift one job
+# against the other at random; see doc/netbed-report.md).
+HOST_MBIT=200 UPLINK_MBIT=100 QUEUE=120000 MTU=9000
+BYTES=3145728 WINDOW=65536 RTO_MIN=20 CC=bbr EFFICIENCY=${NETBED_EFFICIENCY:-0.85}
+
+leaf_of() { awk -v n="$1" '$1 == n { print $4 }' "$FAB/hosts"; }
+stat_of() { "$NETBED" stats --state-dir "$FAB" --tag "$TAG" | sed -n "s/^$1=//p"; }
+
+# fabric_up: the scenario's fabric (LEAVES HOSTS_PER_LEAF UPLINKS).
+fabric_up() {
+	"$NETBED" down --tag "$TAG" >/dev/null 2>&1
+	if "$NETBED" up --state-dir "$FAB" --tag "$TAG" --leaves $LEAVES --hosts-per-leaf $HOSTS_PER_LEAF \
+		--uplinks $UPLINKS --host-rate $HOST_MBIT --uplink-rate $UPLINK_MBIT --queue-bytes $QUEUE \
+		--rto-min $RTO_MIN --mtu $MTU 2>"$STATE.netbed.log"; then
+		ok "$SCEN: fabric up: $((LEAVES * HOSTS_PER_LEAF)) host namespaces under $LEAVES leaves, $UPLINKS x $UPLINK_MBIT Mbit/s uplinks per leaf (onb-$TAG-*)"
+	else
+		not_ok "$SCEN: fabric up" "$(tail -n 5 "$STATE.netbed.log")"
+		exit 1
+	fi
+}
+
+# run_policy POLICY: two jobs at once, aligned first iterations; sets
+# MEAN_P P99_P DROPS_P RETRANS_P NODES_1 NODES_2 and prints what the
+# jobs saw.
+run_policy() {
+	local pol=$1 j ids=() st d0 r0 start opt=() problems="" f nodes w
+	d0=$(stat_of drops) r0=$(stat_of retrans)
+	case $pol in
+	cons_tres) ;;
+	orrery-place) opt=(--comm-profile="$PROFILE" --export=ALL,ORRERY_GATE=off) ;;
+	orrery) opt=(--comm-profile="$PROFILE" --export=ALL,ORRERY_GATE=on) ;;
+	esac
+	# Far enough ahead for both jobs to be scheduled and connected.
+	start=$(( $(date +%s%6N) + 8000000 ))
+	for j in 1 2; do
+		w=()
+		[ -z "${WLIST[$j]:-}" ] || w=(-w "${WLIST[$j]}")
+		ids+=("$(timeout 20 sbatch --parsable -J "nb-$SCEN-$pol-$j" -N$RANKS --ntasks-per-node=1 --exclusive \
+			"${w[@]}" -o "$OUT/$pol.$j.batch" "${opt[@]}" --wrap "srun -o $OUT/$pol.$j.%t \
+			$NETBED task --state-dir $FAB --port-base $((PORT_BASE + 100)) -- \
+			$TRAINER --iters $ITERS --warmup $WARMUP --compute-ms $COMPUTE_MS --bytes $BYTES \
+			--window $WINDOW --cc $CC --start-at $start" 2>"$OUT/$pol.$j.sbatch.err")")
+	done
+	for j in 1 2; do
+		st=$(cs_wait_job "${ids[$((j - 1))]:-0}" $((60 + ITERS * 3)))
+		[ "$st" = COMPLETED ] || problems="$problems job$j:$st"
+		f=$OUT/$pol.$j.0
+		grep -q '^summary:' "$f" 2>/dev/null || problems="$problems job$j:no_summary"
+		grep -h 'passed .* ago' "$OUT/$pol.$j".[0-9] >/dev/null 2>&1 && problems="$problems job$j:started_late"
+		nodes=$(timeout 5 scontrol show hostnames "$(sacct -n -X -j "${ids[$((j - 1))]:-0}" -o NodeList%60 2>/dev/null | tr -d ' ')" 2>/dev/null | tr '\n' ' ')
+		echo "# $SCEN $pol job $j (${ids[$((j - 1))]:-?}): nodes $nodes$(for n in $nodes; do printf ' %s' "$(leaf_of "$n")"; done); $(sed -n 's/^summary: //p' "$f" 2>/dev/null | cut -d' ' -f5-)"
+		eval "NODES_$j=\"\$nodes\""
+	done
+	local v=${pol//-/_} mean p99
+	eval "DROPS_$v=$(( $(stat_of drops) - d0 )) RETRANS_$v=$(( $(stat_of retrans) - r0 ))"
+	read -r mean p99 < <(awk -v w=$WARMUP '
+		/^iter=/ { split($1, a, "="); if (a[2] + 0 < w) next; split($3, b, "="); v[n++] = b[2]; s += b[2] }
+		END { if (!n) { print "nan nan"; exit }
+		      asort(v); k = int((n * 99 + 99) / 100); printf "%.1f %.1f\n", s / n, v[k] }' \
+		"$OUT/$pol.1.0" "$OUT/$pol.2.0" 2>/dev/null)
+	eval "MEAN_$v=$mean P99_$v=$p99"
+	if [ -z "$problems" ]; then
+		ok "$SCEN $pol: two $RANKS-rank ring jobs ran in the fabric (mean $mean ms, p99 $p99 ms per iteration)"
+	else
+		not_ok "$SCEN $pol: two $RANKS-rank ring jobs ran in the fabric" $problems \
+			"$(tail -n 3 "$OUT/$pol".*.batch "$OUT/$pol".*.sbatch.err 2>/dev/null)"
+	fi
+	# Both rings must cross one uplink: some leaf holds nodes of both
+	# jobs and neither job sits under one leaf.
+	local l1 l2 shared
+	l1=$(for n in $NODES_1; do leaf_of "$n"; done | sort -u)
+	l2=$(for n in $NODES_2; do leaf_of "$n"; done | sort -u)
+	shared=$(comm -12 <(echo "$l1") <(echo "$l2") | tr '\n' ' ')
+	if [ -n "${shared// }" ] && [ "$(echo "$l1" | wc -l)" -gt 1 ] && [ "$(echo "$l2" | wc -l)" -gt 1 ]; then
+		ok "$SCEN $pol: both jobs' rings cross the uplink of ${shared% } (job 1: ${NODES_1% }, job 2: ${NODES_2% })"
+	else
+		not_ok "$SCEN $pol: both jobs' rings cross one uplink" "job 1: $NODES_1($l1)" "job 2: $NODES_2($l2)"
+	fi
+}
+
+# The per-uplink traffic of the last policy (ECMP: which spine links
+# the flows took): bytes and drops of every leaf uplink since fabric up.
+uplink_report() {
+	local ns=onb-$TAG- l u
+	for ((l = 0; l < LEAVES; l++)); do
+		for ((u = 0; u < UPLINKS; u++)); do
+			ip netns exec "${ns}l$l" tc -s qdisc show dev "u$u" | awk -v l=$l -v u=$u '
+				/^qdisc bfifo/ { getline; printf "# leaf%d uplink %d: %.1f MB sent, %s dropped\n", l, u, $2 / 1e6, $7 }' | tr -d ','
+		done
+	done
+}
+
+scenario() {
+	SCEN=$1
+	case $SCEN in
+	a) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 RANKS=3 WLIST=() ;;
+	b) LEAVES=2 HOSTS_PER_LEAF=2 UPLINKS=2 RANKS=2 WLIST=([1]=node01,node03 [2]=node02,node04) ;;
+	*) not_ok "scenario '$SCEN'" "accepted: a b"; return ;;
+	esac
+	NODES=$((LEAVES * HOSTS_PER_LEAF))
+	local up_ms
+	up_ms=$("$TRAINER" --print-profile --ranks $RANKS --bytes $BYTES --compute-ms 0 --rate $UPLINK_MBIT \
+		--efficiency $EFFICIENCY | sed -n 's/^period=\([0-9]*\)ms;.*/\1/p')
+	COMPUTE_MS=${NETBED_COMPUTE_MS:-$up_ms}
+	PROFILE=$("$TRAINER" --print-profile --ranks $RANKS --bytes $BYTES --compute-ms $COMPUTE_MS \
+		--rate $UPLINK_MBIT --efficiency $EFFICIENCY)
+	echo "# scenario $SCEN: profile $PROFILE"
+	fabric_up
+	local copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
+		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
+	# 1. cons_tres: a cluster without orrery's select plugin.
+	cs_up "$SCEN-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres
+	run_policy cons_tres
+	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+	# 2, 3. orrery's select plugin, the gate off and on.
+	cs_up "$SCEN-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
+		--orrery-conf "$FAB/orrery.conf"
+	run_policy orrery-place
+	run_policy orrery
+	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+	[ "$UPLINKS" -eq 1 ] || uplink_report
+	check_gate
+	simulate
+	report
+	"$NETBED" down --tag "$TAG"
+	[ "$SCEN" != a ] || assert_targets
+}
+
+# The gated jobs were gated: every iteration asked the gate, on two
+# different slot phases; the ungated ones were not.
+check_gate() {
+	local gate ungated
+	gate=$(for j in 1 2; do sed -n 's/^summary: .*gate_active=\([01]\) period_us=\([0-9]*\) phases=\([0-9]*\) .*slot_base_us=\([0-9]*\).*/\1 \2 \3 \4/p' "$STATE/$SCEN-orrery/orrery.$j.0"; done)
+	local shifts
+	shifts="$(echo "$gate" | awk '{ printf "%s%d ms", s, ($4 % $2) / 1000; s = " and " }') of a $(echo "$gate" | awk 'NR == 1 { print $2 / 1000 }') ms period"
+	if [ "$(echo "$gate" | awk -v n=$ITERS '$1 == 1 && $3 == n' | wc -l)" -ne 2 ]; then
+		not_ok "$SCEN orrery: both jobs gated every iteration" "$gate"
+	elif [ "$SCEN" = a ] && [ "$(echo "$gate" | awk '{ print $4 % $2 }' | sort -u | wc -l)" -ne 2 ]; then
+		not_ok "$SCEN orrery: both jobs gated, on different shifts" "$gate"
+	else
+		# In b orrery sees one aggregate uplink that fits both rings:
+		# any shifts are as good, and the same one is what it gives.
+		ok "$SCEN orrery: both jobs gated every iteration, shifts $shifts"
+	fi
+	ungated=$(sed -n 's/^summary: .*gate_active=\([01]\).*/\1/p' "$STATE/$SCEN-orrery"/orrery-place.*.0 | sort -u)
+	[ "$ungated" = 0 ] && ok "$SCEN orrery-place: ORRERY_GATE=off leaves the jobs ungated" ||
+		not_ok "$SCEN orrery-place: ORRERY_GATE=off leaves the jobs ungated" "gate_active=$ungated"
+}
+
+# The same two jobs (arriving together, the same profile and iteration
+# count) on the same fabric in orrery-sim: leaves of HOSTS_PER_LEAF hosts
+# at HOST_MBIT, a leaf uplink of UPLINKS x UPLINK_MBIT.  The simulator
+# places them itself (tree best fit); in scenario b that is one leaf per
+# job, where the aggregate uplink model sees no contention anyway.
+simulate() {
+	local sd=$STATE/$SCEN-sim
+	rm -rf "$sd"
+	mkdir -p "$sd"
+	printf 'arrival_s,nodes,profile,iterations\n0,%d,"%s",%d\n0,%d,"%s",%d\n' \
+		$RANKS "$PROFILE" "$ITERS" $RANKS "$PROFILE" "$ITERS" >"$sd/trace.csv"
+	if "$SIM" --trace "$sd/trace.csv" --leaves $LEAVES --nodes-per-leaf $HOSTS_PER_LEAF \
+		--node-link-mbps $HOST_MBIT --oversub-leaf $((HOSTS_PER_LEAF * HOST_MBIT / (UPLINKS * UPLINK_MBIT))) \
+		--policies default,orrery-place,orrery --seeds 1 --quiet --out "$sd/out" >"$sd/sim.out" 2>&1; then
+		ok "$SCEN: orrery-sim ran the same jobs on the same fabric"
+	else
+		not_ok "$SCEN: orrery-sim ran the same jobs on the same fabric" "$(tail -n 3 "$sd/sim.out")"
+	fi
+	sim_mean() {  # mean over the jobs of (finish - start) / iterations, in ms
+		awk -F, -v it=$ITERS 'NR > 1 { s += ($5 - $4) / it * 1000; n++ } END { if (n) printf "%.1f\n", s / n; else print "nan" }' \
+			"$sd/out/jobs-$1-s1.csv" 2>/dev/null
+	}
+	SIM_cons_tres=$(sim_mean default)
+	SIM_orrery_place=$(sim_mean orrery-place)
+	SIM_orrery=$(sim_mean orrery)
+}
+
+report() {
+	local pol v line
+	for pol in cons_tres orrery-place orrery; do
+		v=${pol//-/_}
+		eval "line=\"netbed: scenario=$SCEN policy=$pol jobs=2 iter_ms_mean=\$MEAN_$v iter_ms_p99=\$P99_$v drops=\$DROPS_$v retrans=\$RETRANS_$v sim_iter_ms_mean=\$SIM_$v\""
+		echo "$line"
+		[ -z "${NETBED_LINES:-}" ] || echo "$line" >>"$NETBED_LINES"
+	done
+}
+
+# What a user notices (scenario a).
+assert_targets() {
+	local speedup pol v m s err ungated
+	# The ungated reference: both ungated policies (the same jobs, the
+	# same nodes: in scenario a capacity leaves no other placement),
+	# pooled, since where two ungated rings drift to is chance (see
+	# doc/netbed-report.md); each is printed too.
+	ungated=$(awk -v a="$MEAN_cons_tres" -v b="$MEAN_orrery_place" 'BEGIN { printf "%.1f", (a + b) / 2 }')
+	speedup=$(awk -v a="$ungated" -v b="$MEAN_orrery" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print 0 }')
+	echo "# speedup of the gate: ${speedup}x over both ungated policies; $(awk -v a="$MEAN_cons_tres" -v b="$MEAN_orrery" 'BEGIN { printf "%.2f", a / b }')x over cons_tres, $(awk -v a="$MEAN_orrery_place" -v b="$MEAN_orrery" 'BEGIN { printf "%.2f", a / b }')x over orrery-place"
+	if awk -v s="$speedup" -v t="$MIN_SPEEDUP" 'BEGIN { exit !(s >= t) }'; then
+		ok "the gate makes the mean iteration ${speedup}x shorter than ungated (${ungated} -> ${MEAN_orrery} ms; target >= ${MIN_SPEEDUP}x)"
+	else
+		not_ok "the gate makes the mean iteration at least ${MIN_SPEEDUP}x shorter than ungated" \
+			"measured ${speedup}x: ${ungated} ms ungated (cons_tres ${MEAN_cons_tres}, orrery-place ${MEAN_orrery_place}), ${MEAN_orrery} ms gated"
+	fi
+	if [ "$DROPS_cons_tres" -gt 0 ] && [ $((DROPS_orrery * 5)) -le "$DROPS_cons_tres" ]; then
+		ok "the gate drops at least 5x fewer packets at the shaped queues ($DROPS_cons_tres -> $DROPS_orrery)"
+	else
+		not_ok "the gate drops at least 5x fewer packets at the shaped queues" \
+			"cons_tres $DROPS_cons_tres, orrery $DROPS_orrery"
+	fi
+	for pol in cons_tres orrery-place orrery; do
+		v=${pol//-/_}
+		eval "m=\$MEAN_$v s=\$SIM_$v"
+		err=$(awk -v m="$m" -v s="$s" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }')
+		if awk -v e="$err" -v t="$SIM_TOL" 'BEGIN { exit !(e != "nan" && e >= -t && e <= t) }'; then
+			ok "$pol: the simulator's mean iteration ($s ms) is within ${SIM_TOL}% of the measured ($m ms): ${err}%"
+		else
+			not_ok "$pol: the simulator's mean iteration within ${SIM_TOL}% of the measured" "sim $s ms, measured $m ms (${err}%)"
+		fi
+	done
+}
+
+for sc in $SCENARIOS; do scenario "$sc"; done
