@@ -50,9 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (const char *p = r.profile; *p; p++)
 			CHECK(*p >= 0x20 && *p <= 0x7e);
 	}
+	if (rc == 1 && r.requested) {
+		for (const char *p = r.requested; *p; p++)
+			CHECK(*p >= 0x20 && *p <= 0x7e);
+	}
 	if (rc != 1)
-		CHECK(r.profile == NULL);
-	free((char *)r.profile);
+		CHECK(r.profile == NULL && r.requested == NULL && r.fallback == NULL);
+	orrery_admin_record_clear(&r);
 
 	/* slurmctld merging a fresh record into this AdminComment. */
 	memset(&r, 0, sizeof(r));
@@ -63,6 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.score_mean = 0.9;
 	r.links = 3;
 	r.profile = "period=250ms;up=0ms+80ms@45Gbps";
+	r.requested = "resnet50:batch=64";
+	r.fallback = "option:spread-job";
+	r.placed = true;
 	rec = orrery_admin_record_format(&r);
 	CHECK(rec && !strchr(rec, ' '));
 	merged = orrery_admin_comment_merge(s, rec);
@@ -72,8 +79,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(rc == 1);
 	CHECK(back.period_us == r.period_us && back.shift_us == r.shift_us &&
 	      back.links == r.links);
+	CHECK(back.placed);
 	CHECK(back.profile && !strcmp(back.profile, r.profile));
-	free((char *)back.profile);
+	CHECK(back.requested && !strcmp(back.requested, r.requested));
+	CHECK(back.fallback && !strcmp(back.fallback, r.fallback));
+	orrery_admin_record_clear(&back);
 	/* Every other non-empty token survives, in order. */
 	{
 		const char *m = merged;

@@ -78,7 +78,8 @@ export CC CXX san glib_cflags build top
 
 newest_header=$(find "$top/lib" "$top/plugins" "$here" -name '*.h' -o -name '*.hpp' |
 		xargs ls -t | head -n 1)
-lib_srcs=$(find "$top/lib" -name '*.cpp' | sort)
+# liborrery's sources, C++ and C (lib/gate is C)
+lib_srcs=$(find "$top/lib" \( -name '*.cpp' -o -name '*.c' \) | sort)
 plugin_srcs="$top/plugins/select/orrery/orrery_conf.c
 $top/plugins/select/orrery/admin_record.c
 $top/plugins/spank/args.c
