@@ -101,9 +101,13 @@ void orr_saver_submit(const char *path, char *data, size_t len)
 			running = true;
 		} else {
 			/* No thread: write here, as before. */
+			static bool said;
+
 			pending = pending_path = NULL;
 			pthread_mutex_unlock(&mtx);
-			error("select/orrery: cannot start the state saver thread; saving in the scheduler");
+			if (!said)	/* once: it is retried at every save */
+				error("select/orrery: cannot start the state saver thread; saving in the scheduler");
+			said = true;
 			write_one(p, data, len);
 			free(data);
 			free(p);
