@@ -14,6 +14,13 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/select_orrery.c \
 	plugins/select/orrery/orrery_ctld.c \
 	plugins/select/orrery/orrery_ctld.h \
+	plugins/select/orrery/ctld_state.c \
+	plugins/select/orrery/ctld_state.h \
+	plugins/select/orrery/ctld_conf.c \
+	plugins/select/orrery/ctld_cluster.c \
+	plugins/select/orrery/ctld_profile.c \
+	plugins/select/orrery/ctld_job_test.c \
+	plugins/select/orrery/ctld_job_begin.c \
 	plugins/select/orrery/place_cache.c \
 	plugins/select/orrery/place_cache.h \
 	plugins/select/orrery/orrery_conf.c \
@@ -39,7 +46,10 @@ plugins_select_orrery_select_orrery_cons_tres_la_LIBADD = lib/liborrery.la \
 	$(GLIB_LIBS)
 # -z now: a missing Slurm symbol fails the load, not a later call.
 plugins_select_orrery_select_orrery_cons_tres_la_LDFLAGS = $(AM_LDFLAGS) \
-	-module -avoid-version -shared -Wl,-z,now
+	-module -avoid-version -shared -Wl,-z,now \
+	-Wl,--version-script=$(top_srcdir)/plugins/select/orrery/select_orrery.map
+EXTRA_plugins_select_orrery_select_orrery_cons_tres_la_DEPENDENCIES = \
+	plugins/select/orrery/select_orrery.map
 endif
 
 # orrery.conf parser: plain C + GLib, unit-tested without Slurm.
@@ -85,7 +95,7 @@ tests_select_test_place_cache_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_select_test_place_cache_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 
-EXTRA_DIST += tests/select/run.sh tests/options/run.sh tests/stress/run.sh tests/stress/leakcheck.sh \
+EXTRA_DIST += plugins/select/orrery/select_orrery.map tests/select/run.sh tests/options/run.sh tests/stress/run.sh tests/stress/leakcheck.sh \
 	tests/stress/leak_report.py
 
 # libtool relinks the module against the installed liborrery, so that must
