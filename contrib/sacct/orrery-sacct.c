@@ -24,6 +24,12 @@
 
 #include "admin_record.h"
 #include "counters.h"
+#include "hostlist_slurm.h"
+
+/* A node's ORRC1: record reaches AdminComment a few seconds after the job
+ * ends (the publisher's settle time and its retries, orrery-counters(7)):
+ * a node missing for less than this since the end may still arrive. */
+#define PUBLISH_GRACE_S 60
 
 static char *opt_jobs, *opt_start, *opt_end, *opt_user, *opt_sacct,
 	*opt_format;
@@ -58,19 +64,19 @@ static GOptionEntry entries[] = {
  * among them); new columns go at the end. */
 enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
        C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
-       C_PATTERN, C_REQUESTED, C_FALLBACK, N_COLS };
-static const char *headers[N_COLS] = {
+       C_PATTERN, C_REQUESTED, C_FALLBACK, C_MISSING, N_COLS };
+static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"JobID", "JobName", "State", "NodeList", "GatePeriod", "Shift",
 	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
 	"XmitWait", "EcnMarked", "CnpHandled", "CnpSent", "Pattern",
-	"Requested", "Fallback"
+	"Requested", "Fallback", "CtrMissing", NULL
 };
 /* The default view's order: what was asked, what orrery did with it,
  * what the network saw; the resolved pattern (long) last. */
 static const int human_order[N_COLS] = {
 	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_PERIOD,
-	C_SHIFT, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN,
-	C_CNPH, C_CNPS, C_PATTERN,
+	C_SHIFT, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
+	C_WAIT, C_ECN, C_CNPH, C_CNPS, C_PATTERN,
 };
 /* Columns never hidden for lack of data. */
 #define ALWAYS_SHOWN(c) ((c) <= C_NODES)
@@ -86,25 +92,81 @@ static char *ms(int64_t us)
 	return g_strdup_printf("%.3fms", (double) us / 1000.0);
 }
 
-/* One sacct line: JobID|JobName|State|NodeList|AdminComment.  AdminComment
- * comes last so a '|' inside it cannot shift the other fields. */
+static void add_host(const char *host, void *ectx)
+{
+	g_ptr_array_add(ectx, g_strdup(host));
+}
+
+/* Seconds since sacct's End (local time, "2026-12-01T13:05:09"); -1 when
+ * it has none (Unknown, still running) or cannot be read. */
+static int64_t ended_ago(const char *end)
+{
+	g_autoptr(GTimeZone) tz = g_time_zone_new_local();
+	g_autoptr(GDateTime) t = NULL, now = g_date_time_new_now_local();
+
+	if (!end || !g_ascii_isdigit(*end))
+		return -1;
+	if (!(t = g_date_time_new_from_iso8601(end, tz)))
+		return -1;
+	return g_date_time_difference(now, t) / G_TIME_SPAN_SECOND;
+}
+
+/*
+ * The nodes of `nodelist' that have no ORRC1: record in `comment' (only
+ * asked when at least one node has one: then the job measured counters
+ * and every node should have published), each with why:
+ * "NAME(pending)" while the job ended less than PUBLISH_GRACE_S ago, else
+ * "NAME(lost)" (the node's publish.log says what happened).  "-": none.
+ */
+static char *missing_nodes(const char *nodelist, const char *comment,
+			   int64_t ago)
+{
+	g_autoptr(GPtrArray) hosts = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	if (hostlist_slurm_expand(nodelist, NULL, add_host, hosts) != 0)
+		return g_strdup("?(unreadable NodeList)");
+	for (guint i = 0; i < hosts->len; i++) {
+		const char *h = g_ptr_array_index(hosts, i);
+		g_autofree char *tok = g_strdup_printf("ORRC1:node=%s,", h);
+		bool found = false;
+
+		/* a record is a whole word: at the start or after a space */
+		for (const char *p = comment; (p = strstr(p, tok)); p++)
+			if (p == comment || p[-1] == ' ') {
+				found = true;
+				break;
+			}
+		if (found)
+			continue;
+		g_string_append_printf(out, "%s%s(%s)", out->len ? "," : "", h,
+				       ago >= 0 && ago < PUBLISH_GRACE_S ?
+				       "pending" : "lost");
+	}
+	return out->len ? g_string_free(g_steal_pointer(&out), FALSE) :
+		g_strdup("-");
+}
+
+/* One sacct line: JobID|JobName|State|NodeList|End|AdminComment.
+ * AdminComment comes last so a '|' inside it cannot shift the other
+ * fields. */
 static GPtrArray *row_of(const char *line, int *is_orrery)
 {
-	g_auto(GStrv) f = g_strsplit(line, "|", 5);
+	g_auto(GStrv) f = g_strsplit(line, "|", 6);
 	GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
 	orrery_admin_record_t r;
 	struct orc_totals t;
 	int rc, crc;
 
 	*is_orrery = 0;
-	if (g_strv_length(f) < 5) {
+	if (g_strv_length(f) < 6) {
 		g_ptr_array_unref(row);
 		return NULL;
 	}
 	for (int i = 0; i < N_COLS; i++)
 		g_ptr_array_add(row, g_strdup(i < 4 ? f[i] : "-"));
 #define SET(col, val) do { g_free(row->pdata[col]); row->pdata[col] = (val); } while (0)
-	rc = orrery_admin_record_parse(f[4], &r);
+	rc = orrery_admin_record_parse(f[5], &r);
 	if (rc == 1) {
 		*is_orrery = 1;
 		if (r.placed) {
@@ -126,10 +188,11 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 	}
 	/* Congestion counters: summed over the nodes that recorded them; a
 	 * counter no node had stays "-", never 0. */
-	crc = orc_comment_sum(f[4], &t);
+	crc = orc_comment_sum(f[5], &t);
 	if (t.nodes) {
 		*is_orrery = 1;
 		SET(C_CNODES, g_strdup_printf("%u%s", t.nodes, crc < 0 ? "+bad" : ""));
+		SET(C_MISSING, missing_nodes(f[3], f[5], ended_ago(f[4])));
 		for (int c = 0; c < ORC_N; c++)
 			if (t.have & (1u << c))
 				SET(counter_col[c], g_strdup_printf("%" G_GUINT64_FORMAT,
@@ -231,7 +294,7 @@ int main(int argc, char **argv)
 	g_ptr_array_add(av, "--allocations");
 	g_ptr_array_add(av, "--noheader");
 	g_ptr_array_add(av, "--parsable2");
-	g_ptr_array_add(av, "--format=JobID,JobName,State,NodeList,AdminComment");
+	g_ptr_array_add(av, "--format=JobID,JobName,State,NodeList,End,AdminComment");
 	if (opt_jobs) { g_ptr_array_add(av, "-j"); g_ptr_array_add(av, opt_jobs); }
 	if (opt_start) { g_ptr_array_add(av, "-S"); g_ptr_array_add(av, opt_start); }
 	if (opt_end) { g_ptr_array_add(av, "-E"); g_ptr_array_add(av, opt_end); }

@@ -17,28 +17,32 @@ out=$(FAKE_SACCT_ARGS=$tmp/args "$tool" --sacct "$fake" -j 11,12 -S 2026-11-01 -
 rc=$?
 check "exit 0" test $rc -eq 0
 check "sacct got allocations, parsable2, fixed format" \
-	grep -qx -- '--format=JobID,JobName,State,NodeList,AdminComment' "$tmp/args"
+	grep -qx -- '--format=JobID,JobName,State,NodeList,End,AdminComment' "$tmp/args"
 check "-j -S -E -a passed on as separate arguments" \
 	bash -c "tr '\n' ' ' < $tmp/args | grep -q -- '-j 11,12 -S 2026-11-01 -E now -a'"
-check "header (no request or fallback in these records: those columns hidden)" bash -c "head -n 1 <<<'$out' | grep -Eq '^JobID +JobName +State +NodeList +GatePeriod +Shift +ScoreMin +ScoreMean +Links +CtrNodes +TxBytes +RxBytes +XmitWait +EcnMarked +CnpHandled +CnpSent +Pattern *$'"
+check "header (no request or fallback in these records: those columns hidden)" bash -c "head -n 1 <<<'$out' | grep -Eq '^JobID +JobName +State +NodeList +GatePeriod +Shift +ScoreMin +ScoreMean +Links +CtrNodes +CtrMissing +TxBytes +RxBytes +XmitWait +EcnMarked +CnpHandled +CnpSent +Pattern *$'"
 check "job 11 decoded: period, shift, scores, links, profile" \
-	grep -Eq '^11 +heavy-a +COMPLETED +node\[001-004\] +100\.000ms +50\.000ms +1\.000 +1\.000 +2 +- +- +- +- +- +- +- +period=100ms;up=0s\+50ms@80Gbps$' <<<"$out"
+	grep -Eq '^11 +heavy-a +COMPLETED +node\[001-004\] +100\.000ms +50\.000ms +1\.000 +1\.000 +2 +- +- +- +- +- +- +- +- +period=100ms;up=0s\+50ms@80Gbps$' <<<"$out"
 check "job 12 without a record shows dashes" \
-	grep -Eq '^12 +plain +COMPLETED +node005 +- +- +- +- +- +- +- +- +- +- +- +- +-$' <<<"$out"
+	grep -Eq '^12 +plain +COMPLETED +node005 +- +- +- +- +- +- +- +- +- +- +- +- +- +-$' <<<"$out"
 check "malformed record is named, not guessed" \
 	grep -Eq '^13 .*\(malformed ORR1: record\)$' <<<"$out"
 check "a '|' inside AdminComment does not shift columns" \
-	grep -Eq '^14 +pipe +COMPLETED +node007 +200\.000ms +0\.000ms +0\.500 +0\.750 +1 +- +- +- +- +- +- +- +-$' <<<"$out"
+	grep -Eq '^14 +pipe +COMPLETED +node007 +200\.000ms +0\.000ms +0\.500 +0\.750 +1 +- +- +- +- +- +- +- +- +-$' <<<"$out"
 
 out=$("$tool" --sacct "$fake" --parsable --noheader --orrery-only)
 check "--parsable --noheader --orrery-only" \
-	test "$(printf '%s\n' "$out" | cut -d'|' -f1 | tr '\n' ' ')" = "11 14 15 16 "
+	test "$(printf '%s\n' "$out" | cut -d'|' -f1 | tr '\n' ' ')" = "11 14 19 20 15 16 "
 check "parsable fields (every column, fixed positions)" \
-	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps|-|-' <<<"$out"
+	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps|-|-|-' <<<"$out"
 check "congestion counters summed over nodes; ECN/CNP only where recorded" \
-	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-|-|-' <<<"$out"
+	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-|-|-|-' <<<"$out"
 check "counters without ORR1:, a malformed node record flagged, not summed" \
-	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-|-|-|-' <<<"$out"
+check "a node without its counter record is named: lost long after the end" \
+	grep -qx '19|partial|COMPLETED|node\[020-022\]|-|-|-|-|-|2|30|-|-|-|-|-|-|-|-|node021(lost)' <<<"$out"
+check "... and pending right after the end" \
+	grep -qx '20|fresh|COMPLETED|node\[023-024\]|-|-|-|-|-|1|5|-|-|-|-|-|-|-|-|node023(pending)' <<<"$out"
 
 # Records with the request and the fallback reason, no counters anywhere.
 out=$(FAKE_SACCT_SET=nocounters "$tool" --sacct "$fake")
