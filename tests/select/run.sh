@@ -179,6 +179,7 @@ else
 		grep -qx "SPANK_ORRERY_SHIFT_US=$sb" "${first:-/dev/null}"
 	check "prolog of B sees SPANK_ORRERY_PERIOD_US and EPOCH_US" \
 		bash -c "grep -qx SPANK_ORRERY_PERIOD_US=100000 '${first:-/dev/null}' && grep -q '^SPANK_ORRERY_EPOCH_US=[0-9]' '${first:-/dev/null}'"
+	sp_wait_for 10 test -s "$BASE/state/orrery_state"
 	check "state file written" test -s "$BASE/state/orrery_state"
 
 	# Restart slurmctld while A and B run: orrery's record comes back from

@@ -16,13 +16,19 @@
 #include "lib_syms.h"
 #include "state_saver.h"
 
+/* At most one save per ORR_SAVER_GAP_MS (state_saver.h): saves still
+ * land within that of a change, and a burst of job starts costs a few
+ * fsyncs a second instead of one per job. */
+#define GAP_NS ((uint64_t) ORR_SAVER_GAP_MS * 1000000u)
+
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t cond;	/* CLOCK_MONOTONIC: init_cond() */
+static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
 static pthread_t thread;
 static bool running, stopping;
 static char *pending, *pending_path;	/* newest text not yet written */
 static size_t pending_len;
-static uint64_t n_saves, ns_saves, failing;
+static uint64_t n_saves, ns_saves, failing, n_coalesced;
 
 static uint64_t mono_ns(void)
 {
@@ -30,6 +36,18 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/* A timed wait must not follow the wall clock: set back, it would hold
+ * the next save for as long as the clock moved. */
+static void init_cond(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&cond, &a);
+	pthread_condattr_destroy(&a);
 }
 
 /* One save, outside `mtx'.  A failing save (full disk) is logged once,
@@ -58,6 +76,8 @@ static void write_one(const char *path, const char *data, size_t len)
 
 static void *saver(void *arg)
 {
+	uint64_t next = 0;	/* no save before this (mono_ns) */
+
 	(void) arg;
 	pthread_mutex_lock(&mtx);
 	for (;;) {
@@ -65,6 +85,19 @@ static void *saver(void *arg)
 			pthread_cond_wait(&cond, &mtx);
 		if (!pending)
 			break;	/* stopping, nothing left */
+		/* Too soon after the last save: let newer texts replace
+		 * this one (submit frees the older) until the gap is over;
+		 * a stop writes at once. */
+		while (pending && !stopping && mono_ns() < next) {
+			struct timespec ts = {
+				.tv_sec = next / 1000000000u,
+				.tv_nsec = next % 1000000000u,
+			};
+
+			pthread_cond_timedwait(&cond, &mtx, &ts);
+		}
+		if (!pending)
+			continue;
 		{
 			char *data = pending, *path = pending_path;
 			size_t len = pending_len;
@@ -74,6 +107,7 @@ static void *saver(void *arg)
 			write_one(path, data, len);
 			free(data);
 			free(path);
+			next = mono_ns() + GAP_NS;
 			pthread_mutex_lock(&mtx);
 		}
 	}
@@ -89,7 +123,10 @@ void orr_saver_submit(const char *path, char *data, size_t len)
 		free(data);
 		return;
 	}
+	pthread_once(&cond_once, init_cond);
 	pthread_mutex_lock(&mtx);
+	if (pending)
+		n_coalesced++;	/* replaced before it was written */
 	free(pending);
 	free(pending_path);
 	pending = data;
@@ -134,10 +171,12 @@ void orr_saver_stop(void)
 	pthread_mutex_unlock(&mtx);
 }
 
-void orr_saver_stats(uint64_t *saves, uint64_t *save_ns)
+void orr_saver_stats(uint64_t *saves, uint64_t *save_ns,
+		     uint64_t *coalesced)
 {
 	pthread_mutex_lock(&mtx);
 	*saves = n_saves;
 	*save_ns = ns_saves;
+	*coalesced = n_coalesced;
 	pthread_mutex_unlock(&mtx);
 }

@@ -9,7 +9,10 @@
  * Now job_begin/job_fini serialise the model in memory under the plugin's
  * lock and hand the text over; this thread writes the newest text it has
  * (older ones it had not reached are skipped: each text is the whole
- * state).  A kill -9 can lose the last milliseconds of saves: the jobs
+ * state), at most one save per ORR_SAVER_GAP_MS: a 1,000-job burst made
+ * 751 saves of 24 ms each (18 s of fsyncs in 35 s) when every change was
+ * written, and the disk they kept busy slowed slurmctld's own writes.
+ * A kill -9 can lose the last ORR_SAVER_GAP_MS of changes: the jobs
  * they held are rebuilt from their ORR1: records at the next start
  * (recover.h), and ended ones dropped (reconcile).
  */
@@ -19,6 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Least time between two saves (ms); a change waits at most this long
+ * (plus the save itself) to reach the disk. */
+#define ORR_SAVER_GAP_MS 250
+
 /* Queue `data' (malloc()ed, taken over) for `path'; starts the thread on
  * first use.  Never waits for the disk. */
 void orr_saver_submit(const char *path, char *data, size_t len);
@@ -26,7 +33,9 @@ void orr_saver_submit(const char *path, char *data, size_t len);
 /* Write what is queued and stop the thread (plugin fini: waits). */
 void orr_saver_stop(void);
 
-/* Saves written, and their wall time in ns (for the counters line). */
-void orr_saver_stats(uint64_t *saves, uint64_t *save_ns);
+/* Saves written, their wall time in ns, and texts replaced by a newer
+ * one before they were written (for the counters line). */
+void orr_saver_stats(uint64_t *saves, uint64_t *save_ns,
+		     uint64_t *coalesced);
 
 #endif
