@@ -341,6 +341,8 @@ if want restart; then
 			echo "$snap" | grep -qx "$j RUNNING ${shift0[$j]}" || return 1
 		done
 	}
+	# The saver writes at most every 250 ms (state_saver.h).
+	sp_wait_for 10 same_shifts "$STATE"
 	check "orrery_state holds the $NR jobs with their AdminComment shifts" same_shifts "$STATE"
 	slurm_save
 	restart_ctld kill9 nowait
@@ -378,6 +380,7 @@ if want restart; then
 	check "kill -9: one restore line: $NR jobs from orrery_state" \
 		test "$(newlog | grep -c "select/orrery: restored $NR jobs from $STATE ")" = 1
 	restored_plus_k() { same_shifts "$STATE" && [ "$(state_shifts | wc -l)" = $((NR + 1)) ]; }
+	sp_wait_for 10 restored_plus_k
 	check "kill -9: orrery_state keeps the $NR shifts and adds K" restored_plus_k
 	# K's shift must be what orrery-query computes against the restored
 	# jobs, and differ from its shift alone.
@@ -424,7 +427,7 @@ if want restart; then
 		sp_wait_for 30 is_running "$n"
 		check "$bad_state state: new job $n scheduled${pin_nodes:+ on $pin_nodes}" is_running "$n"
 		if [ -z "$QUERY" ] || [ -z "$pin_nodes" ]; then
-			echo "skip - $bad_state state: new job against the rebuilt jobs: ${QUERY:+no node set where they force a shift}${QUERY:-no orrery-query}"
+			echo "skip - $bad_state state: new job against the rebuilt jobs: $([ -n "$QUERY" ] && echo "no node set where they force a shift" || echo "no orrery-query")"
 		else
 			sn=$(orr "$n" shift_us)
 			qs=$(q_shift "$(field "$n" NodeList)" --state "$BASE/state/orrery_state.before-$bad_state")
@@ -444,6 +447,7 @@ if want restart; then
 			same_shifts "$STATE" && [ "$(state_shifts | wc -l)" = $((nrun + 1)) ] &&
 				state_shifts | awk '{ print $1 }' | grep -qx "$n"
 		}
+		sp_wait_for 10 rebuilt_plus_n
 		check "$bad_state state: orrery_state rewritten with the $nrun rebuilt jobs (their shifts) and the new one" \
 			rebuilt_plus_n
 		check "$bad_state state: slurmctld alive" sp_ctld_up
@@ -468,7 +472,14 @@ sdiag_cycle() {
 		/^Remote Procedure Call/ { s = "" }
 		s == sec && what == "mean" && /^[[:space:]]*Mean cycle:/ { print $3; exit }
 		s == sec && what == "max" && /^[[:space:]]*Max cycle:/ { print $3; exit }
-		s == sec && what == "total" && /^[[:space:]]*Total cycles:/ { print $3; exit }'
+		s == sec && what == "total" && /^[[:space:]]*Total cycles:/ { print $3; exit }
+		s == sec && what == "depth" && /^[[:space:]]*Depth Mean \(try depth\):/ { print $5; exit }'
+}
+# slurmctld's CPU time so far (user + system, ms): what a burst costs it
+# whatever else runs on the machine (its wall-clock cycles also count the
+# time its threads waited for a CPU).
+ctld_cpu_ms() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f", ($12 + $13) * 1000 / hz }' "/proc/$CTLD/stat"
 }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$CTLD/status"; }
 # burst LABEL: NJOBS separate submissions (odd jobs 1 node, even 2, all
@@ -481,6 +492,7 @@ burst() {
 	t sdiag -r >/dev/null 2>&1
 	sleep 2
 	B_RSS0=$(rss_kb)
+	B_CPU0=$(ctld_cpu_ms)
 	: >"$BASE/out/ids"
 	t0=$(date +%s.%N)
 	seq "$NJOBS" | xargs -P 8 -I{} sh -c \
@@ -517,6 +529,8 @@ burst() {
 	check "$label: no job lost: jobs not yet ended are queued legitimately ($(echo $notdone | wc -w) of them)" test $queue_ok = 1
 	check "$label: slurmctld still responding" sp_ctld_up
 	B_RSS1=$(rss_kb)
+	B_CPU=$(( $(ctld_cpu_ms) - B_CPU0 ))
+	B_BFDEPTH=$(sdiag_cycle bf depth)
 	B_MAIN=$(sdiag_cycle main mean) B_MAINMAX=$(sdiag_cycle main max)
 	B_BF=$(sdiag_cycle bf mean) B_BFMAX=$(sdiag_cycle bf max)
 	B_MAINN=$(sdiag_cycle main total) B_BFN=$(sdiag_cycle bf total)
@@ -529,7 +543,7 @@ if want load; then
 	MARK=$(wc -l <"$LOG")
 	burst orrery
 	o_rss0=$B_RSS0 o_rss1=$B_RSS1 o_main=$B_MAIN o_mainmax=$B_MAINMAX o_bf=$B_BF o_bfmax=$B_BFMAX o_secs=$B_SECS
-	o_mainn=$B_MAINN o_bfn=$B_BFN
+	o_mainn=$B_MAINN o_bfn=$B_BFN o_cpu=$B_CPU o_bfdepth=$B_BFDEPTH
 	check "load: no fallback to cons_tres" bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'falling back'"
 	t scontrol reconfigure	# logs the counters
 	sleep 1
@@ -549,7 +563,7 @@ if want load; then
 	sp_wait_for 60 idle_nodes
 	burst cons_tres
 	c_rss0=$B_RSS0 c_rss1=$B_RSS1 c_main=$B_MAIN c_mainmax=$B_MAINMAX c_bf=$B_BF c_bfmax=$B_BFMAX c_secs=$B_SECS
-	c_mainn=$B_MAINN c_bfn=$B_BFN
+	c_mainn=$B_MAINN c_bfn=$B_BFN c_cpu=$B_CPU c_bfdepth=$B_BFDEPTH
 	msum() { awk -v m="$1" -v n="$2" 'BEGIN { if (m == "" || n == "") print ""; else printf "%.0f", m * n / 1000 }'; }
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 	say "burst of $NJOBS jobs        select/orrery   cons_tres   ratio"
@@ -560,6 +574,8 @@ if want load; then
 	say "$(printf 'main cycles, in all (ms) %6s in %-4s %5s in %-4s %5s' "$(msum "$o_main" "$o_mainn")" "$o_mainn" "$(msum "$c_main" "$c_mainn")" "$c_mainn" "$(ratio "$(msum "$o_main" "$o_mainn")" "$(msum "$c_main" "$c_mainn")")")"
 	say "$(printf 'backfill mean/max (us)   %6s/%-6s %5s/%-5s %7s' "$o_bf" "$o_bfmax" "$c_bf" "$c_bfmax" "$(ratio "$o_bf" "$c_bf")")"
 	say "$(printf 'backfill cycles, in all (ms) %4s in %-4s %3s in %-4s %5s' "$(msum "$o_bf" "$o_bfn")" "$o_bfn" "$(msum "$c_bf" "$c_bfn")" "$c_bfn" "$(ratio "$(msum "$o_bf" "$o_bfn")" "$(msum "$c_bf" "$c_bfn")")")"
+	say "$(printf 'backfill jobs tried/cycle %12s %11s' "${o_bfdepth:--}" "${c_bfdepth:--}")"
+	say "$(printf 'slurmctld CPU (ms)      %13s %11s %7s' "$o_cpu" "$c_cpu" "$(ratio "$o_cpu" "$c_cpu")")"
 	[ -n "$jt" ] && [ "$jt" -gt 0 ] && [ -n "$cc" ] && [ "$cc" -gt 0 ] &&
 		say "job_test CPU per call under orrery: $((jcpu / jt)) us over $jt calls; one cons_tres call inside it: $((ccpu / cc)) us over $cc calls"
 	bfr=$(ratio "$o_bf" "$c_bf")
