@@ -253,3 +253,14 @@ else
 	not_ok "20 jobs ended at once: every node's ORRC1: record in AdminComment exactly once" \
 		"missing:$lost" "$(grep -hv ' counters recorded ' "$STATE"/spool/node0*/orrery/publish.log 2>/dev/null | tail -n 8)"
 fi
+# orrery-sacct's CtrMissing column says the same as the records: "-" for
+# every burst job when nothing is missing, else the missing nodes.
+cm=$(for id in "${burst[@]}"; do "$SACCT_TOOL" -j "$id" --parsable --noheader -o jobid,ctrmissing 2>&1; done)
+cm_bad=$(awk -F'|' '$2 != "-"' <<<"$cm")
+if [ -z "$lost" ] && [ -z "$cm_bad" ] && [ "$(wc -l <<<"$cm")" -eq ${#burst[@]} ]; then
+	ok "orrery-sacct: CtrMissing is '-' for all ${#burst[@]} burst jobs"
+elif [ -n "$lost" ] && [ -n "$cm_bad" ]; then
+	ok "orrery-sacct: CtrMissing names the missing nodes ($(tr '\n' ' ' <<<"$cm_bad"))"
+else
+	not_ok "orrery-sacct: CtrMissing agrees with the ORRC1: records" "records missing:${lost:- none}" "orrery-sacct: $(tr '\n' ' ' <<<"$cm")"
+fi
