@@ -24,6 +24,7 @@
 #include "src/common/node_conf.h"
 
 #include "admin_record.h"
+#include "channel.h"
 
 /* Set NAME=value in the job's SPANK environment (seen by the prolog as
  * SPANK_NAME). */
@@ -153,6 +154,7 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	period = orrery_eval_period_us(ev);
 	smin = orrery_eval_score_min(ev);
 	epoch = orrery_cluster_epoch_us(orr_g.cluster);
+	orr_channel_before_locked(orr_g.cluster, orr_ocnf.channel_lead_ms);
 	orrery_cluster_remove_job(orr_g.cluster, job_ptr->job_id); /* requeue */
 	if (orrery_cluster_add_job(orr_g.cluster, job_ptr->job_id, nodes, n, prof,
 				   shift, &err)) {
@@ -161,6 +163,9 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	}
 	orr_stats.begun++;
 	why = NULL;
+	orr_channel_changed_locked(orr_g.cluster, job_ptr->job_id, 1,
+				   orr_ocnf.channel_lead_ms,
+				   slurm_conf.state_save_location);
 	orr_save_state_locked();
 
 	snprintf(buf, sizeof(buf), "%"PRId64, period);
@@ -220,10 +225,16 @@ void orrery_ctld_job_fini(job_record_t *job_ptr)
 	}
 	/* Build (and load the state) if nothing has yet: a job recorded
 	 * before a restart may end before any job_test. */
-	if (orr_ensure_cluster_locked() &&
-	    orrery_cluster_remove_job(orr_g.cluster, job_ptr->job_id) == ORRERY_OK) {
-		orr_save_state_locked();
-		orr_log_stats_locked(false);
+	if (orr_ensure_cluster_locked()) {
+		orr_channel_before_locked(orr_g.cluster, orr_ocnf.channel_lead_ms);
+		if (orrery_cluster_remove_job(orr_g.cluster, job_ptr->job_id) ==
+		    ORRERY_OK) {
+			orr_channel_changed_locked(orr_g.cluster, job_ptr->job_id,
+						   0, orr_ocnf.channel_lead_ms,
+						   slurm_conf.state_save_location);
+			orr_save_state_locked();
+			orr_log_stats_locked(false);
+		}
 	}
 	slurm_mutex_unlock(&orr_ctld_lock);
 }

@@ -36,9 +36,13 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/recover_shift.c \
 	plugins/select/orrery/recover.h \
 	plugins/select/orrery/state_saver.c \
-	plugins/select/orrery/state_saver.h
+	plugins/select/orrery/state_saver.h \
+	plugins/select/orrery/channel.c \
+	plugins/select/orrery/channel.h \
+	plugins/channel/channel_record.c \
+	plugins/channel/channel_record.h
 plugins_select_orrery_select_orrery_cons_tres_la_CPPFLAGS = \
-	$(ORRERY_SELECT_CPPFLAGS) $(GLIB_CFLAGS)
+	$(ORRERY_SELECT_CPPFLAGS) -I$(top_srcdir)/plugins/channel $(GLIB_CFLAGS)
 # Slurm's headers are not -Wextra clean.
 plugins_select_orrery_select_orrery_cons_tres_la_CFLAGS = $(AM_CFLAGS) \
 	-Wno-sign-compare -Wno-missing-field-initializers -fvisibility=default
@@ -72,6 +76,16 @@ tests_select_test_admin_record_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
 tests_select_test_admin_record_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_select_test_admin_record_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# The live channel's record (ORRC1:, channel files): format, strict parse.
+check_PROGRAMS += tests/select/test_channel_record
+TESTS += tests/select/test_channel_record
+tests_select_test_channel_record_SOURCES = tests/select/test_channel_record.c \
+	plugins/channel/channel_record.c plugins/channel/channel_record.h
+tests_select_test_channel_record_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/channel
+tests_select_test_channel_record_LDADD = $(CMOCKA_LIBS)
+tests_select_test_channel_record_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 # State rebuilt from ORR1: records: a shift moved onto another epoch.
 check_PROGRAMS += tests/select/test_recover_shift

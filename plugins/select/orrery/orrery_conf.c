@@ -31,6 +31,7 @@ void orrery_conf_init(orrery_conf_t *c)
 	c->mode = ORRERY_MODE_ENFORCE;
 	c->candidates = 64;
 	c->linkspeed_unit_mbps = 1000;
+	c->channel_lead_ms = ORRERY_CONF_DEFAULT_CHANNEL_LEAD_MS;
 }
 
 void orrery_conf_free(orrery_conf_t *c)
@@ -196,6 +197,20 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 				continue;
 			}
 			c->debug = v[0] == '1';
+		} else if (!strcmp(k, "channel_lead_ms")) {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = g_ascii_strtoull(v, &end, 10);
+			if (!*v || *end || errno || (v[0] == '-') ||
+			    n > ORRERY_CONF_MAX_CHANNEL_LEAD_MS) {
+				set_err(err, errlen,
+					"%s: [orrery] channel_lead_ms=%s: expected an integer 0..%d (0: no live channel)",
+					name, v, ORRERY_CONF_MAX_CHANNEL_LEAD_MS);
+				continue;
+			}
+			c->channel_lead_ms = (uint32_t) n;
 		} else if (!strcmp(k, "node_link")) {
 			get_rate(kf, name, "orrery", k, &c->node_link_mbps,
 				 err, errlen);
@@ -204,7 +219,7 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 				 &c->linkspeed_unit_mbps, err, errlen);
 		} else {
 			set_err(err, errlen,
-				"%s: [orrery] unknown key '%s' (known: mode, candidates, default_profile, debug, node_link, linkspeed_unit)",
+				"%s: [orrery] unknown key '%s' (known: mode, candidates, default_profile, debug, channel_lead_ms, node_link, linkspeed_unit)",
 				name, k);
 		}
 	}

@@ -15,6 +15,8 @@
 #define ORRERY_CONF_MAX_LEVELS   16		/* level0 .. level15 */
 #define ORRERY_CONF_MAX_SWITCHES 65536
 #define ORRERY_CONF_MAX_CANDIDATES 4096
+#define ORRERY_CONF_MAX_CHANNEL_LEAD_MS 60000
+#define ORRERY_CONF_DEFAULT_CHANNEL_LEAD_MS 2000
 #define ORRERY_CONF_MAX_ERRORS   16		/* reported per load */
 #define ORRERY_CONF_ERR_MAX      (ORRERY_CONF_MAX_ERRORS * 320)
 
@@ -34,6 +36,9 @@ typedef struct orrery_conf {
 	uint32_t candidates;		/* placement candidates scored   */
 	char *default_profile;		/* NULL: jobs without one untouched */
 	int debug;
+	/* Live channel (select-orrery(8), CHANNEL): how far ahead of now a
+	 * re-alignment takes effect, ms; 0 turns the channel off. */
+	uint32_t channel_lead_ms;
 	uint64_t node_link_mbps;	/* 0: liborrery's default        */
 	uint64_t linkspeed_unit_mbps;	/* topology.conf LinkSpeed unit  */
 	uint64_t level_uplink_mbps[ORRERY_CONF_MAX_LEVELS]; /* 0: unset */
@@ -41,7 +46,8 @@ typedef struct orrery_conf {
 	orrery_conf_switch_t *switches;	/* [switch.<name>] uplink=       */
 } orrery_conf_t;
 
-/* Defaults: mode=enforce, candidates=64, linkspeed_unit=1Gbps. */
+/* Defaults: mode=enforce, candidates=64, linkspeed_unit=1Gbps,
+ * channel_lead_ms=2000. */
 void orrery_conf_init(orrery_conf_t *c);
 void orrery_conf_free(orrery_conf_t *c);	/* back to defaults */
 

@@ -30,6 +30,7 @@
 
 #include "orrery.h"
 #include "ctld_state.h"
+#include "channel.h"
 #include <time.h>
 
 #include "state_saver.h"
@@ -59,6 +60,7 @@ void orrery_ctld_fini(void)
 	orr_save_state_locked();
 	orr_saver_stop();	/* written before slurmctld exits */
 	orr_drop_cluster_locked();
+	orr_channel_fini();
 	orr_cache_free(orr_g.cache);
 	orr_g.cache = NULL;
 	xfree(orr_g.state_path);
@@ -117,5 +119,6 @@ void orrery_ctld_job_init(List job_list)
 	orr_g.have_live = true;
 	orr_bump_version_locked();
 	orr_reconcile_locked();
+	orr_channel_job_init(job_list, slurm_conf.state_save_location);
 	slurm_mutex_unlock(&orr_ctld_lock);
 }

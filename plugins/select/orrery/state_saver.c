@@ -16,19 +16,30 @@
 #include "lib_syms.h"
 #include "state_saver.h"
 
-/* At most one save per ORR_SAVER_GAP_MS (state_saver.h): saves still
- * land within that of a change, and a burst of job starts costs a few
- * fsyncs a second instead of one per job. */
+/* At most one save per ORR_SAVER_GAP_MS (state_saver.h) of each file:
+ * saves still land within that of a change, and a burst of job starts
+ * costs a few fsyncs a second instead of one per job. */
 #define GAP_NS ((uint64_t) ORR_SAVER_GAP_MS * 1000000u)
+
+/* One slot per file (orrery_state, orrery_channel): the newest text not
+ * yet written (a newer text for the same path replaces it), when the
+ * file may be written next, and its failed saves in a row (one file's
+ * success must not end the other's silence). */
+#define SAVER_SLOTS 4
+static struct {
+	char *path;		/* kept once used */
+	char *data;		/* NULL: nothing pending */
+	size_t len;
+	uint64_t next;		/* mono_ns() */
+	uint64_t failing;
+} slot[SAVER_SLOTS];
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond;	/* CLOCK_MONOTONIC: init_cond() */
 static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
 static pthread_t thread;
 static bool running, stopping;
-static char *pending, *pending_path;	/* newest text not yet written */
-static size_t pending_len;
-static uint64_t n_saves, ns_saves, failing, n_coalesced;
+static uint64_t n_saves, ns_saves, n_coalesced;
 
 static uint64_t mono_ns(void)
 {
@@ -50,9 +61,9 @@ static void init_cond(void)
 	pthread_condattr_destroy(&a);
 }
 
-/* One save, outside `mtx'.  A failing save (full disk) is logged once,
- * and again when saving works again. */
-static void write_one(const char *path, const char *data, size_t len)
+/* One save of slot i, outside `mtx'.  A failing save (full disk) is
+ * logged once per file, and again when saving works again. */
+static void write_one(int i, const char *path, const char *data, size_t len)
 {
 	orrery_error_t err = { 0 };
 	uint64_t t0 = mono_ns();
@@ -62,53 +73,72 @@ static void write_one(const char *path, const char *data, size_t len)
 	n_saves++;
 	ns_saves += mono_ns() - t0;
 	if (rc) {
-		if (!failing++)
+		if (!slot[i].failing++)
 			error("select/orrery: cannot save %s: %s (not logged again until a save succeeds)",
 			      path, err.message);
 	} else {
-		if (failing)
+		if (slot[i].failing)
 			info("select/orrery: saved %s again after %"PRIu64" failed saves",
-			     path, failing);
-		failing = 0;
+			     path, slot[i].failing);
+		slot[i].failing = 0;
 	}
 	pthread_mutex_unlock(&mtx);
 }
 
+/* A pending slot that may be written now (-1: none); *wait: the earliest
+ * time one may, when some are pending (0 otherwise). */
+static int ready_slot(uint64_t now, uint64_t *wait)
+{
+	*wait = 0;
+	for (int i = 0; i < SAVER_SLOTS; i++) {
+		if (!slot[i].data)
+			continue;
+		if (stopping || now >= slot[i].next)
+			return i;
+		if (!*wait || slot[i].next < *wait)
+			*wait = slot[i].next;
+	}
+	return -1;
+}
+
 static void *saver(void *arg)
 {
-	uint64_t next = 0;	/* no save before this (mono_ns) */
-
 	(void) arg;
 	pthread_mutex_lock(&mtx);
 	for (;;) {
-		while (!pending && !stopping)
-			pthread_cond_wait(&cond, &mtx);
-		if (!pending)
-			break;	/* stopping, nothing left */
-		/* Too soon after the last save: let newer texts replace
-		 * this one (submit frees the older) until the gap is over;
-		 * a stop writes at once. */
-		while (pending && !stopping && mono_ns() < next) {
-			struct timespec ts = {
-				.tv_sec = next / 1000000000u,
-				.tv_nsec = next % 1000000000u,
-			};
+		uint64_t wait;
+		int i = ready_slot(mono_ns(), &wait);
 
-			pthread_cond_timedwait(&cond, &mtx, &ts);
-		}
-		if (!pending)
+		if (i < 0) {
+			if (!wait) {
+				if (stopping)
+					break;	/* nothing left */
+				pthread_cond_wait(&cond, &mtx);
+			} else {
+				/* Too soon after that file's last save: newer
+				 * texts replace this one until the gap is
+				 * over; a stop writes at once. */
+				struct timespec ts = {
+					.tv_sec = wait / 1000000000u,
+					.tv_nsec = wait % 1000000000u,
+				};
+
+				pthread_cond_timedwait(&cond, &mtx, &ts);
+			}
 			continue;
+		}
 		{
-			char *data = pending, *path = pending_path;
-			size_t len = pending_len;
+			char *data = slot[i].data, *path = strdup(slot[i].path);
+			size_t len = slot[i].len;
 
-			pending = pending_path = NULL;
+			slot[i].data = NULL;
 			pthread_mutex_unlock(&mtx);
-			write_one(path, data, len);
+			if (path)
+				write_one(i, path, data, len);
 			free(data);
 			free(path);
-			next = mono_ns() + GAP_NS;
 			pthread_mutex_lock(&mtx);
+			slot[i].next = mono_ns() + GAP_NS;
 		}
 	}
 	pthread_mutex_unlock(&mtx);
@@ -117,21 +147,29 @@ static void *saver(void *arg)
 
 void orr_saver_submit(const char *path, char *data, size_t len)
 {
-	char *p = strdup(path);
+	int i;
 
-	if (!p) {
-		free(data);
-		return;
-	}
 	pthread_once(&cond_once, init_cond);
 	pthread_mutex_lock(&mtx);
-	if (pending)
+	for (i = 0; i < SAVER_SLOTS; i++)
+		if (slot[i].path && !strcmp(slot[i].path, path))
+			break;
+	if (i == SAVER_SLOTS) {
+		for (i = 0; i < SAVER_SLOTS && slot[i].path; i++)
+			;
+		if (i == SAVER_SLOTS || !(slot[i].path = strdup(path))) {
+			pthread_mutex_unlock(&mtx);
+			error("select/orrery: cannot queue %s for saving (more than %d files, or no memory)",
+			      path, SAVER_SLOTS);
+			free(data);
+			return;
+		}
+	}
+	if (slot[i].data)
 		n_coalesced++;	/* replaced before it was written */
-	free(pending);
-	free(pending_path);
-	pending = data;
-	pending_path = p;
-	pending_len = len;
+	free(slot[i].data);
+	slot[i].data = data;
+	slot[i].len = len;
 	if (!running) {
 		stopping = false;
 		if (pthread_create(&thread, NULL, saver, NULL) == 0) {
@@ -139,13 +177,15 @@ void orr_saver_submit(const char *path, char *data, size_t len)
 		} else {
 			/* No thread: write here, as before. */
 			static bool said;
+			char *p = strdup(slot[i].path);
 
-			pending = pending_path = NULL;
+			slot[i].data = NULL;
 			pthread_mutex_unlock(&mtx);
 			if (!said)	/* once: it is retried at every save */
 				error("select/orrery: cannot start the state saver thread; saving in the scheduler");
 			said = true;
-			write_one(p, data, len);
+			if (p)
+				write_one(i, p, data, len);
 			free(data);
 			free(p);
 			return;

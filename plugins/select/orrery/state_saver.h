@@ -26,8 +26,10 @@
  * (plus the save itself) to reach the disk. */
 #define ORR_SAVER_GAP_MS 250
 
-/* Queue `data' (malloc()ed, taken over) for `path'; starts the thread on
- * first use.  Never waits for the disk. */
+/* Queue `data' (malloc()ed, taken over) for `path' (replacing an older
+ * text queued for the same path; up to 4 paths, each with its own gap:
+ * orrery_state and the live channel's orrery_channel); starts the thread
+ * on first use.  Never waits for the disk. */
 void orr_saver_submit(const char *path, char *data, size_t len);
 
 /* Write what is queued and stop the thread (plugin fini: waits). */

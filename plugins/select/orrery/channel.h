@@ -1,0 +1,46 @@
+/*
+ * channel.h - the live channel, controller side (select-orrery(8),
+ * CHANNEL): after a job begins or ends, the link groups are re-solved
+ * (liborrery's orrery_cluster_realign) and every running job whose gate
+ * changed gets a new ORRC1: record (channel_record.h) in its
+ * AdminComment, with the next generation number and an apply-at time
+ * `channel_lead_ms' ahead on its old slot grid.  The SPANK plugin's
+ * node-side poller copies it into a root-owned file the job's tasks read.
+ *
+ * Why AdminComment: only operators and SlurmUser may set it (Slurm checks
+ * validate_super_user() in update_job), so no user, the job's own
+ * included, can write a job's gate through the channel; Slurm saves it
+ * with the job, and orrery_channel (StateSaveLocation, written by the
+ * saver thread within milliseconds) covers the up to 5 s before Slurm's
+ * own job state save, so a kill -9 does not lose or repeat an update.
+ *
+ * All calls with the plugin's lock and slurmctld's job write lock held;
+ * none blocks on the disk or the network, none fails the job.
+ */
+#ifndef ORRERY_CHANNEL_H
+#define ORRERY_CHANNEL_H
+
+#include <stdint.h>
+
+#include "src/slurmctld/slurmctld.h"
+#include "orrery.h"
+
+/* Before a job is added to or removed from c: after a (re)start, note
+ * the link groups as they are, so that the change re-solves only the
+ * groups it touches. */
+void orr_channel_before_locked(orrery_cluster_t *c, uint32_t lead_ms);
+/* `job_id' began (begun = 1) or ended: re-solve and publish.  The
+ * newcomer is published to only when it is in a link group and its gate
+ * differs from its launch values.  lead_ms 0: the channel is off. */
+void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
+				int begun, uint32_t lead_ms,
+				const char *state_dir);
+/* slurmctld start: records of orrery_channel newer than a running job's
+ * own ORRC1: token are put back into its AdminComment (one line). */
+void orr_channel_job_init(List job_list, const char *state_dir);
+void orr_channel_fini(void);
+/* Records published, re-solves done and their wall time (ns). */
+void orr_channel_stats(uint64_t *published, uint64_t *realigns,
+		       uint64_t *realign_ns);
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * test_channel_record.c - the live channel's record: what the controller
+ * writes reads back; whatever else reaches a reader is refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "channel_record.h"
+
+static orrc_record_t sample(void)
+{
+	orrc_record_t r = { .gen = 3, .gate = 1, .period_us = 100000,
+			    .shift_us = 50000, .epoch_us = 1700000000000000,
+			    .apply_us = 1700000000300000, .pub_us = 1700000000100000 };
+
+	strcpy(r.mode, "rotate");
+	return r;
+}
+
+static void token_round_trip(void **state)
+{
+	orrc_record_t r = sample(), back;
+	char tok[512], ac[700], why[128];
+
+	(void) state;
+	assert_int_equal(orrc_format_token(&r, tok, sizeof(tok)), 0);
+	snprintf(ac, sizeof(ac), "JS1:keep ORR1:period_us=100000 %s", tok);
+	assert_int_equal(orrc_parse_comment(ac, &back, why, sizeof(why)), 1);
+	assert_int_equal(back.gen, 3);
+	assert_int_equal(back.gate, 1);
+	assert_int_equal(back.shift_us, 50000);
+	assert_int_equal(back.apply_us, r.apply_us);
+	assert_string_equal(back.mode, "rotate");
+	assert_int_equal(orrc_parse_comment("JS1:keep ORR1:x=1", &back, why, sizeof(why)), 0);
+	assert_int_equal(orrc_parse_comment(NULL, &back, why, sizeof(why)), 0);
+}
+
+static void file_round_trip(void **state)
+{
+	orrc_record_t r = sample(), back;
+	char text[ORRC_FILE_MAX], why[128];
+
+	(void) state;
+	r.gate = 0;
+	r.period_us = r.shift_us = 0;
+	strcpy(r.mode, "alone");
+	assert_int_equal(orrc_format_file(42, &r, text, sizeof(text)), 0);
+	assert_int_equal(orrc_parse_file(text, 42, &back, why, sizeof(why)), 1);
+	assert_int_equal(back.gate, 0);
+	assert_int_equal(back.gen, 3);
+	/* Another job's file. */
+	assert_int_equal(orrc_parse_file(text, 43, &back, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "job 43"));
+}
+
+static void refused(void **state)
+{
+	static const char *const bad[] = {
+		"ORRC1:gen=1,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1",	/* no mode */
+		"ORRC1:gen=0,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRC1:gen=1,gate=maybe,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRC1:gen=1,gate=on,period_us=100000,shift_us=100000,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRC1:gen=1,gate=on,period_us=-5,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRC1:gen=1,gen=2,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRC1:gen=1,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=Rot8",
+		"ORRC1:gen=1,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate,evil=1",
+		"ORRC1:gen=99999999999999999999,gate=off,period_us=0,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=alone",
+		"ORRC1:gen=1,gate=off,period_us=0,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=alone ORRC1:gen=2,gate=off,period_us=0,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=alone",
+	};
+	orrc_record_t r;
+	char why[128];
+
+	(void) state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		why[0] = '\0';
+		assert_int_equal(orrc_parse_comment(bad[i], &r, why, sizeof(why)), -1);
+		assert_true(why[0] != '\0');
+	}
+	assert_int_equal(orrc_parse_file("job_id=1\ngen=1\n", 1, &r, why, sizeof(why)), -1);
+}
+
+static void replace_keeps_others(void **state)
+{
+	char *s;
+
+	(void) state;
+	s = orrc_comment_replace("JS1:a ORRC1:gen=1 ORR1:b", ORRC_TAG, "ORRC1:gen=2");
+	assert_string_equal(s, "JS1:a ORR1:b ORRC1:gen=2");
+	free(s);
+	s = orrc_comment_replace(NULL, ORRC_TAG, "ORRC1:gen=1");
+	assert_string_equal(s, "ORRC1:gen=1");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(token_round_trip),
+		cmocka_unit_test(file_round_trip),
+		cmocka_unit_test(refused),
+		cmocka_unit_test(replace_keeps_others),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
