@@ -129,6 +129,9 @@ if [ $skip_cluster -eq 0 ]; then
 		step "select plugin under faults, kill -9 restarts, bad state files and a job burst"
 		"$top/tests/stress/run.sh" --jobs 1000 "$plugins"
 		record "stress" $?
+		step "live channel: gates re-aligned in running jobs when a neighbour leaves, user tampering, kill -9 of slurmctld"
+		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/channel/cluster.sh" --build-dir "$build/obj"
+		record "channel (live re-alignment)" $?
 		step "netbed: two TCP ring jobs through Slurm in a namespace fabric, cons_tres vs orrery's gate (real packets)"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/netbed/run.sh" --build-dir "$build/obj"
 		record "netbed (real packets)" $?

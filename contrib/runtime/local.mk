@@ -8,8 +8,11 @@ contrib_runtime_liborrery_runtime_la_SOURCES = \
 	contrib/runtime/runtime_internal.h \
 	contrib/runtime/runtime.c \
 	contrib/runtime/record.c \
+	contrib/runtime/channel.c \
+	plugins/channel/channel_record.c plugins/channel/channel_record.h \
 	lib/gate/gate.h lib/gate/gate.c
-contrib_runtime_liborrery_runtime_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime
+contrib_runtime_liborrery_runtime_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime \
+	-I$(top_srcdir)/plugins/channel
 contrib_runtime_liborrery_runtime_la_CFLAGS = $(AM_CFLAGS) -pthread
 contrib_runtime_liborrery_runtime_la_LIBADD = -lpthread
 contrib_runtime_liborrery_runtime_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
@@ -21,7 +24,8 @@ if HAVE_CMOCKA
 check_PROGRAMS += tests/runtime/test_runtime
 TESTS += tests/runtime/test_runtime
 tests_runtime_test_runtime_SOURCES = tests/runtime/test_runtime.c
-tests_runtime_test_runtime_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime
+tests_runtime_test_runtime_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime \
+	-I$(top_srcdir)/plugins/channel
 tests_runtime_test_runtime_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_runtime_test_runtime_LDADD = contrib/runtime/liborrery-runtime.la $(CMOCKA_LIBS) -lpthread
 endif
@@ -35,7 +39,8 @@ orrerylib_LTLIBRARIES = contrib/runtime/nccl/liborrery-nccl.la
 contrib_runtime_nccl_liborrery_nccl_la_SOURCES = \
 	contrib/runtime/nccl/interposer.c contrib/runtime/nccl/nccl_abi.h
 contrib_runtime_nccl_liborrery_nccl_la_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/contrib/runtime -I$(top_srcdir)/contrib/runtime/nccl $(CUDA_CPPFLAGS)
+	-I$(top_srcdir)/contrib/runtime -I$(top_srcdir)/contrib/runtime/nccl \
+	-I$(top_srcdir)/plugins/channel $(CUDA_CPPFLAGS)
 contrib_runtime_nccl_liborrery_nccl_la_CFLAGS = $(AM_CFLAGS) -pthread
 contrib_runtime_nccl_liborrery_nccl_la_LIBADD = contrib/runtime/liborrery-runtime.la -ldl -lpthread
 contrib_runtime_nccl_liborrery_nccl_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
@@ -59,7 +64,8 @@ tests_runtime_nccl_train_loop_LDADD = tests/runtime/fake-nccl/libnccl.la -lpthre
 # the tests run it under LD_PRELOAD.
 tests_runtime_nccl_train_loop_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += tests/runtime/nccl.sh
-EXTRA_DIST += tests/runtime/nccl.sh tests/runtime/releases.awk tests/runtime/cluster.sh
+EXTRA_DIST += tests/runtime/nccl.sh tests/runtime/releases.awk tests/runtime/cluster.sh \
+	tests/channel/cluster.sh
 
 # The GPU machine check (a real NCCL program under the interposer; plain
 # gcc, run by hand where a GPU is lent) and the man pages.

@@ -54,6 +54,17 @@ typedef struct orrery_runtime_stats {
 	int64_t measured_us;     /* measured work per iteration (mean)     */
 	int32_t mode;            /* 0 grid, 1 anchored, 2 off (orrery.h)   */
 	int32_t reserved;
+	/* The live channel (ORRERY_CHANNEL): records of a newer generation
+	 * read, and switched to; switches made after the record's apply-at
+	 * time had passed (the record reached this rank late). */
+	uint64_t updates_received;
+	uint64_t updates_applied;
+	uint64_t late_switches;
+	uint64_t channel_gen;    /* generation in force, 0 = launch values */
+	int64_t last_apply_us;   /* when this rank switched last           */
+	int64_t last_pub_us;     /* when the controller published that one */
+	int32_t channel_gate;    /* -1 no channel, 1 on, 0 off by channel  */
+	int32_t reserved2;
 } orrery_runtime_stats_t;
 
 /* Read the environment (idempotent; later calls return the first answer).

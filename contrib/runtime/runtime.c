@@ -207,6 +207,7 @@ static void read_gate_env(void)
 	rt.gate = *g;
 	orrery_gate_free(g);
 	rt.slot_base_us = epoch + offset + shift;
+	rt.phase_offset_us = offset;
 	rt.active = 1;
 }
 
@@ -240,6 +241,8 @@ int orrery_runtime_init(void)
 	}
 	rec_init();
 	if (rt.active)
+		chan_init();
+	if (rt.active)
 		rt_log(1, RT_PREFIX "gating: period %" PRId64 " us, slots at %" PRId64 " + k * period (host %s, rank %ld)",
 		       rt.gate.p.period_us, rt.slot_base_us, rt.host, rt.rank);
 	else
@@ -261,6 +264,10 @@ int64_t orrery_runtime_release_at(int64_t now_us)
 	if (!orrery_runtime_init())
 		return now_us;
 	pthread_mutex_lock(&rt.lock);
+	if (chan_tick(now_us)) {	/* gate turned off by the controller */
+		pthread_mutex_unlock(&rt.lock);
+		return now_us;
+	}
 	t = orrery_gate_release_at(&rt.gate, now_us);
 	if (rt.verbose >= 2) {
 		int64_t k = (t - rt.slot_base_us) / rt.gate.p.period_us;
@@ -295,13 +302,15 @@ int64_t orrery_runtime_wait_for_slot(void)
 	return orrery_runtime_now_us() - now;
 }
 
-void orrery_runtime_stats(orrery_runtime_stats_t *out)
+static void stats_locked(orrery_runtime_stats_t *out)
 {
-	orrery_runtime_init();
 	memset(out, 0, sizeof(*out));
-	pthread_mutex_lock(&rt.lock);
+	out->channel_gate = -1;
 	if (rt.active) {
-		const orrery_gate_stats_t *s = &rt.gate.st;
+		orrery_gate_stats_t cs;
+		const orrery_gate_stats_t *s = &cs;
+
+		chan_gate_stats(&cs);
 
 		out->phases = s->phases;
 		out->on_slot = s->on_slot;
@@ -321,9 +330,24 @@ void orrery_runtime_stats(orrery_runtime_stats_t *out)
 		out->period_us = rt.gate.p.period_us;
 		out->slot_base_us = rt.slot_base_us;
 		out->active = 1;
+		out->updates_received = rt.updates_received;
+		out->updates_applied = rt.updates_applied;
+		out->late_switches = rt.late_switches;
+		out->channel_gen = rt.chan_gen;
+		out->last_apply_us = rt.last_apply_us;
+		out->last_pub_us = rt.last_pub_us;
+		if (rt.chan_path[0])
+			out->channel_gate = !rt.chan_off;
 	}
 	out->recorded = rec_count();
 	out->record_dropped = rec_dropped();
+}
+
+void orrery_runtime_stats(orrery_runtime_stats_t *out)
+{
+	orrery_runtime_init();
+	pthread_mutex_lock(&rt.lock);
+	stats_locked(out);
 	pthread_mutex_unlock(&rt.lock);
 }
 
@@ -356,14 +380,20 @@ static int write_stats(const orrery_runtime_stats_t *s)
 		"recorded=%" PRIu64 "\nrecord_dropped=%" PRIu64 "\n"
 		"mode=%s\nreanchored=%" PRIu64 "\nrearmed=%" PRIu64 "\n"
 		"disables=%" PRIu64 "\nperiod_now_us=%" PRId64 "\n"
-		"measured_us=%" PRId64 "\n",
+		"measured_us=%" PRId64 "\n"
+		"channel=%s\nchannel_gen=%" PRIu64 "\nupdates_received=%" PRIu64 "\n"
+		"updates_applied=%" PRIu64 "\nlate_switches=%" PRIu64 "\n"
+		"last_apply_us=%" PRId64 "\nlast_pub_us=%" PRId64 "\n",
 		s->period_us, s->slot_base_us, s->phases, s->on_slot, s->late,
 		s->missed, s->passthrough, s->total_wait_us, s->max_wait_us,
 		s->total_late_us, s->disabled, s->recorded, s->record_dropped,
 		s->mode == ORRERY_GATE_ANCHORED ? "anchored" :
 		s->mode == ORRERY_GATE_OFF ? "off" : "grid",
 		s->reanchored, s->rearmed, s->disables, s->period_now_us,
-		s->measured_us);
+		s->measured_us,
+		s->channel_gate < 0 ? "none" : s->channel_gate ? "on" : "off",
+		s->channel_gen, s->updates_received, s->updates_applied,
+		s->late_switches, s->last_apply_us, s->last_pub_us);
 	bad = ferror(f);
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, rt.stats_path) != 0) {
@@ -372,6 +402,14 @@ static int write_stats(const orrery_runtime_stats_t *s)
 		return -1;
 	}
 	return 0;
+}
+
+int rt_write_stats_locked(void)
+{
+	orrery_runtime_stats_t s;
+
+	stats_locked(&s);
+	return write_stats(&s);
 }
 
 int orrery_runtime_finish(void)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "gate/gate.h"
+#include "channel_record.h"
 #include "orrery_runtime.h"
 
 #define RT_PREFIX "orrery-runtime: "
@@ -33,6 +34,21 @@ struct rt_state {
 	uint64_t finished_records;
 	int finished;
 	int finish_rc;
+	/* The live channel (channel.c). */
+	char chan_path[RT_PATH_MAX];  /* "" = none */
+	uint32_t job_id;
+	int64_t phase_offset_us;
+	int64_t chan_next_us;         /* next look at the file */
+	int64_t chan_stats_us;        /* next rewrite of the stats file */
+	int64_t chan_mtime_ns, chan_ino, chan_size;
+	uint64_t chan_seen, chan_gen; /* newest read, in force */
+	int chan_pending, chan_off, chan_said;
+	orrc_record_t chan_rec;       /* pending record */
+	int64_t chan_rec_seen_us;     /* when this rank read it */
+	uint64_t updates_received, updates_applied, late_switches;
+	int64_t last_apply_us, last_pub_us;
+	orrery_gate_stats_t carried;  /* counters of replaced gates */
+	uint64_t chan_passthrough;    /* phases released while off by it */
 };
 
 extern struct rt_state rt;
@@ -40,6 +56,17 @@ extern struct rt_state rt;
 /* runtime.c: print at or above a verbosity level (takes no lock). */
 void rt_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* channel.c; called with rt.lock held. */
+void chan_init(void);                 /* reads ORRERY_CHANNEL */
+/* A phase is ready at now_us: look for a newer record (at most every
+ * 200 ms), switch when its apply-at time has come.  1 when the gate is
+ * off by the channel (release at once). */
+int chan_tick(int64_t now_us);
+/* Counters of the gate and of the gates it replaced. */
+void chan_gate_stats(orrery_gate_stats_t *out);
+/* Write ORRERY_RUNTIME_STATS now (runtime.c; lock held). */
+int rt_write_stats_locked(void);
 
 /* record.c; all called with rt.lock held. */
 void rec_init(void);              /* reads ORRERY_RECORD* */

@@ -8,6 +8,7 @@
  *                            [counters=0|1] [sysfs_root=DIR]
  *                            [counters_publisher=PATH]
  *                            [nic_affinity=0|1] [hwloc_xml=FILE]
+ *                            [channel_poll_ms=MS]
  *
  * Strict: every argument is key=value with a known key, and a bad value or
  * an unknown key fails the plugin's init with one line naming it (a typo in
@@ -123,6 +124,24 @@ static int set_comm_gate(const char *val, struct osp_conf *conf)
 	return 0;
 }
 
+/* The live channel's poll of slurmctld (channel.c): 0 (off) or
+ * 100..600000 ms. */
+static int set_poll_ms(const char *val, struct osp_conf *conf)
+{
+	size_t n = strlen(val);
+	long v = -1;
+
+	if (n >= 1 && n <= 6 && strspn(val, "0123456789") == n)
+		v = strtol(val, NULL, 10);
+	if (v < 0 || (v != 0 && (v < 100 || v > 600000))) {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument channel_poll_ms=%s: expected 0 (no live channel) or 100..600000",
+			    val);
+		return -1;
+	}
+	conf->channel_poll_ms = (int)v;
+	return 0;
+}
+
 static int set_default_profile(const char *val, struct osp_conf *conf)
 {
 	char msg[512];
@@ -147,6 +166,7 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 	conf->gate_library = strdup(OSP_GATE_LIBRARY_DEFAULT);
 	conf->sysfs_root = strdup(OSP_DEFAULT_SYSFS_ROOT);
 	conf->counters_publisher = strdup(OSP_DEFAULT_PUBLISHER);
+	conf->channel_poll_ms = OSP_DEFAULT_CHANNEL_POLL_MS;
 	if (!conf->runtime_dir || !conf->gate_library || !conf->sysfs_root ||
 	    !conf->counters_publisher) {
 		osp_args_free(conf);
@@ -161,7 +181,7 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 		int rc;
 
 		if (!eq || eq == arg) {
-			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, sysfs_root, counters_publisher, nic_affinity, hwloc_xml)",
+			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms)",
 				    arg);
 			goto fail;
 		}
@@ -190,10 +210,12 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 			rc = set_path("counters_publisher", val, 0, &conf->counters_publisher);
 		else if (KEY("nic_affinity"))
 			rc = parse_bool("nic_affinity", val, &conf->nic_affinity);
+		else if (KEY("channel_poll_ms"))
+			rc = set_poll_ms(val, conf);
 		else if (KEY("hwloc_xml"))
 			rc = set_path("hwloc_xml", val, 1, &conf->hwloc_xml);
 		else {
-			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, sysfs_root, counters_publisher, nic_affinity, hwloc_xml)",
+			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms)",
 				    (int)klen, arg);
 			goto fail;
 		}

@@ -13,6 +13,8 @@ plugins_spank_spank_orrery_la_SOURCES = \
 	plugins/spank/gate.c \
 	plugins/spank/counters_job.c \
 	plugins/spank/nic_affinity.c \
+	plugins/spank/channel.c \
+	plugins/channel/channel_record.c plugins/channel/channel_record.h \
 	contrib/inventory/counters.c contrib/inventory/counters.h
 if HAVE_HWLOC
 plugins_spank_spank_orrery_la_SOURCES += \
@@ -22,7 +24,7 @@ endif
 # The default gate_library: where contrib/runtime installs the interposer;
 # the default counters_publisher: where contrib/inventory installs it.
 plugins_spank_spank_orrery_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) \
-	-I$(top_srcdir)/contrib/inventory $(ORRERY_SPANK_HWLOC) \
+	-I$(top_srcdir)/contrib/inventory -I$(top_srcdir)/plugins/channel $(ORRERY_SPANK_HWLOC) \
 	-DOSP_GATE_LIBRARY_DEFAULT='"$(pkglibdir)/liborrery-nccl.so"' \
 	-DOSP_DEFAULT_PUBLISHER='"$(pkglibexecdir)/orrery-counters-publish"'
 # Slurm defines slurm_error() etc. in the process that loads us.

@@ -42,6 +42,8 @@
 #define OSP_SPANK_PREFIX  "SPANK_"
 
 #define OSP_DEFAULT_RUNTIME_DIR "/run/orrery"
+#define OSP_DEFAULT_CHANNEL_POLL_MS 1000
+#define OSP_ENV_CHANNEL   "ORRERY_CHANNEL"  /* the job's channel file */
 #define OSP_DEFAULT_SYSFS_ROOT  "/sys"
 #ifndef OSP_DEFAULT_PUBLISHER
 #define OSP_DEFAULT_PUBLISHER "/usr/libexec/orrery/orrery-counters-publish"
@@ -64,6 +66,7 @@ struct osp_conf {
 	char *counters_publisher; /* program that writes ORRC1: to accounting */
 	int nic_affinity;        /* export NCCL_IB_HCA / UCX_NET_DEVICES */
 	char *hwloc_xml;         /* may contain %n; NULL: this node's topology */
+	int channel_poll_ms;     /* live channel poll period; 0: off */
 };
 
 extern struct osp_conf osp_conf;
@@ -147,6 +150,15 @@ int osp_expand_node(const char *pattern, const char *node, char *out,
 		    size_t len);
 int osp_counters_prolog(spank_t sp, uint32_t job_id);
 int osp_counters_epilog(spank_t sp, uint32_t job_id);
+
+/* channel.c: the live channel, node side (remote context, slurmstepd,
+ * root).  start: from init_post_opt, a poller thread for an orrery job
+ * (its relay file exists) when channel_poll_ms > 0; stop: from exit
+ * (joins it).  path: the job's channel file on this node. */
+int osp_channel_path(const char *node, uint32_t job_id, char *out, size_t len);
+void osp_channel_start(spank_t sp);
+void osp_channel_stop(void);
+void osp_channel_remove(const char *node, uint32_t job_id);
 
 /* nic_affinity.c: user_init, remote context. */
 int osp_nic_affinity(spank_t sp);

@@ -51,6 +51,9 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_LOCAL:
 	case S_CTX_ALLOCATOR:
 		return osp_job_env_post_opt(sp);
+	case S_CTX_REMOTE:
+		osp_channel_start(sp);	/* slurmstepd, root; never fails */
+		return 0;
 	default:
 		return 0;
 	}
@@ -81,6 +84,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
+	osp_channel_stop();	/* before the configuration it reads goes */
 	osp_args_free(&osp_conf);
 	osp_option_free();
 	osp_gate_free();

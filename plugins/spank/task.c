@@ -122,6 +122,7 @@ int osp_epilog(spank_t sp)
 	if (osp_conf.counters)
 		osp_counters_epilog(sp, id);
 	osp_relay_remove(getenv("SLURMD_NODENAME"), id);
+	osp_channel_remove(getenv("SLURMD_NODENAME"), id);
 	return 0;
 }
 
@@ -274,6 +275,16 @@ int osp_user_init(spank_t sp)
 		put_no_gate(sp, id, nogate);
 	else if (osp_gate_wanted(sp) == 1)
 		rc |= put_preload(sp, id);
+	/* The live channel's file (channel.c), where its poller runs: the
+	 * runtime accepts it only root-owned and for this job. */
+	if (!nogate && osp_conf.channel_poll_ms > 0) {
+		char chan[OSP_PATH_MAX];
+
+		if (osp_channel_path(node, id, chan, sizeof(chan)) == 0)
+			rc |= put(sp, OSP_ENV_CHANNEL, chan);
+	} else {
+		spank_unsetenv(sp, OSP_ENV_CHANNEL);
+	}
 	if (osp_conf.verbose)
 		slurm_verbose(OSP_LOG_PREFIX "job %" PRIu32 " on %s: %s%s", id, node,
 			      r.period_us[0] ? "controller values relayed, " : "",

@@ -43,6 +43,15 @@ class Stats(ctypes.Structure):
         ("measured_us", ctypes.c_int64),
         ("mode", ctypes.c_int32),
         ("reserved", ctypes.c_int32),
+        # The live channel (orrery-runtime(7), CHANNEL).
+        ("updates_received", ctypes.c_uint64),
+        ("updates_applied", ctypes.c_uint64),
+        ("late_switches", ctypes.c_uint64),
+        ("channel_gen", ctypes.c_uint64),
+        ("last_apply_us", ctypes.c_int64),
+        ("last_pub_us", ctypes.c_int64),
+        ("channel_gate", ctypes.c_int32),
+        ("reserved2", ctypes.c_int32),
     ]
 
 

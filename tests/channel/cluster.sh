@@ -1,0 +1,216 @@
+#!/bin/bash
+# tests/channel/cluster.sh - the live channel (issue 14) end to end on a
+# real Slurm 22.05 cluster with select/orrery_cons_tres and the SPANK
+# plugin (contrib/cluster/orrery-cluster):
+#   - two gated jobs share the leaf uplinks; B is cancelled: within 5 s
+#     A's runtime statistics say its gate is off, on every rank, and its
+#     iterations stop waiting;
+#   - a user (nobody) tries every path of the channel: AdminComment of
+#     another's job and of their own, the node's channel file and its
+#     directory: refused, logged, nothing changes;
+#   - kill -9 of slurmctld between two updates: after the restart the
+#     channel serves the same generation; the next change (job C) reaches
+#     A as the next generation, each update received and applied once.
+# Prints the update latencies (cancel to switch, publish to switch).
+#
+# Usage: tests/channel/cluster.sh [--build-dir DIR] [--state-dir DIR]
+#                                 [--port-base P] [--keep]
+# Run as root.  Starts and always stops its own cluster.  Last line:
+# "N passed, M failed".
+set -u -o pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+PROG=cluster.sh
+BUILD=${ORRERY_BUILD_DIR:-$TOP/build}
+STATE=/var/tmp/orrery-channel
+PORT_BASE=19700
+NODES=8
+
+. "$HERE/../lib/tap.sh"
+. "$HERE/../lib/cluster-suite.sh"
+cs_parse_args "$@"
+PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
+GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
+LOOP=$BUILD/tests/runtime/nccl_train_loop
+SEL_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
+cs_require "$PLUGIN" "$GATE" "$LOOP" "$SEL_DIR/select_orrery_cons_tres.so" "$BUILD/lib/.libs/liborrery.so.1"
+cs_extra_cleanup() { rm -rf "$STATE.lib" "$STATE.orrery.conf"; }
+cs_trap
+
+# Copies every user can read (nobody runs clients; the checkout may be
+# in a directory only root can enter).
+rm -rf "$STATE.lib"
+mkdir -p "$STATE.lib"
+chmod 755 "$STATE.lib"
+install -m 755 "$PLUGIN" "$SEL_DIR/select_orrery_cons_tres.so" "$GATE" \
+	"$BUILD/lib/.libs/liborrery.so.1" "$BUILD"/contrib/runtime/.libs/liborrery-runtime.so.0 \
+	"$BUILD"/tests/runtime/fake-nccl/.libs/libnccl.so.2 "$LOOP" "$STATE.lib/"
+export ORRERY_SELECT_PLUGIN_DIR=$STATE.lib
+export LD_LIBRARY_PATH=$STATE.lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+printf '[orrery]\nmode=enforce\nnode_link=100Gbps\nchannel_lead_ms=2000\n[uplinks]\nlevel0=100Gbps\n' \
+	>"$STATE.orrery.conf"
+
+cs_up ch "select orrery, live channel" --leaf-size 4 --gpus-per-node 8 \
+	--spank-plugin "$STATE.lib/spank_orrery.so" --select orrery --orrery-conf "$STATE.orrery.conf" \
+	--spank-args "verbose=1 gate_library=$STATE.lib/liborrery-nccl.so channel_poll_ms=1000"
+unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
+	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_GATE ORRERY_RECORD \
+	ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE ORRERY_CHANNEL LD_PRELOAD
+CTLD_LOG=$STATE/log/slurmctld.log
+PROFILE='period=100ms;up=0ms+50ms@80Gbps'
+
+# The task: 50 ms of compute and one collective per iteration, N of them
+# (the nccl_train_loop copy finds the fake libnccl beside it).
+{
+	echo '#!/bin/bash'
+	echo 'tag=$1 n=$2'
+	echo "env | grep -E '^(ORRERY_[A-Z_]+|LD_PRELOAD)=' | sort >\"$OUT/\$tag.env.\$SLURM_PROCID\""
+	echo "export ORRERY_RUNTIME_STATS=\"$OUT/\$tag.stats.%r\" ORRERY_RUNTIME_VERBOSE=1 LD_LIBRARY_PATH=$STATE.lib"
+	echo "exec $STATE.lib/nccl_train_loop -n \$n -c 50000 -k 1 -o \"$OUT/\$tag.loop.\$SLURM_PROCID\""
+} >"$OUT/task.sh"
+chmod 755 "$OUT/task.sh"
+
+submit() {	# TAG ITERATIONS: job id
+	timeout 20 sbatch --parsable -J "ch-$1" -N5 -n5 -c1 --comm-profile="$PROFILE" --comm-gate=auto \
+		-o "$OUT/$1.out" --wrap "srun $OUT/task.sh $1 $2"
+}
+running() { [ "$(timeout 5 squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
+wait_running() { local i; for i in $(seq 150); do running "$1" && return 0; sleep 0.2; done; return 1; }
+# Key $2 of the ORRC1: record in job $1's AdminComment.
+orrc() {
+	timeout 10 scontrol show job "$1" 2>/dev/null | sed -n 's/.*ORRC1:\([^ ]*\).*/\1/p' |
+		tr ',' '\n' | sed -n "s/^$2=//p"
+}
+stat_of() { sed -n "s/^$2=//p" "$1" 2>/dev/null; }
+now_us() { echo $(( $(date +%s%N) / 1000 )); }
+# Wait (up to $3 s) until every rank's stats file of tag $1 has channel_gen >= $2.
+wait_gen() {
+	local tag=$1 gen=$2 limit=$3 deadline r g okn
+	deadline=$(( $(date +%s) + limit ))
+	while :; do
+		okn=0
+		for r in 0 1 2 3 4; do
+			g=$(stat_of "$OUT/$tag.stats.$r" channel_gen)
+			[ -n "$g" ] && [ "$g" -ge "$gen" ] && okn=$((okn + 1))
+		done
+		[ $okn -eq 5 ] && return 0
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}
+LAT=()		# cancel to switch, ms, one per rank
+PUBLAT=()	# publish to switch, ms, one per rank and update
+
+# ------------------------------------------------------------------ tests
+a=$(submit A 1200)
+wait_running "$a" || { not_ok "job A runs" "$(tail -n 5 "$OUT/A.out" 2>/dev/null)"; exit 1; }
+for _ in $(seq 100); do [ -s "$OUT/A.loop.0" ] && break; sleep 0.2; done
+b=$(submit B 1200)
+if wait_running "$b"; then
+	ok "jobs A ($a) and B ($b) run, 5 nodes each across both leaves"
+else
+	not_ok "job B runs beside A" "$(tail -n 5 "$OUT/B.out" 2>/dev/null)"; exit 1
+fi
+for _ in $(seq 100); do [ -s "$OUT/B.loop.0" ] && break; sleep 0.2; done
+sleep 3	# any re-solve at B's start has reached A
+ga=$(cat "$OUT"/A.env.* 2>/dev/null | grep -c '^ORRERY_CHANNEL=')
+if [ "$ga" -eq 5 ] && grep -q "^LD_PRELOAD=$STATE.lib/liborrery-nccl.so" "$OUT/A.env.0"; then
+	ok "A's 5 tasks are gated and have ORRERY_CHANNEL"
+else
+	not_ok "A's tasks are gated and have ORRERY_CHANNEL" "$(cat "$OUT/A.env.0" 2>/dev/null)"
+fi
+gen0=$(orrc "$a" gen)
+
+# Cancel B: A's last neighbour leaves.
+t0=$(now_us)
+timeout 10 scancel "$b"
+want=$(( ${gen0:-0} + 1 ))
+if wait_gen A "$want" 15; then
+	bad=""
+	for r in 0 1 2 3 4; do
+		f=$OUT/A.stats.$r
+		[ "$(stat_of "$f" channel)" = off ] || bad="$bad rank$r:channel=$(stat_of "$f" channel)"
+		ap=$(stat_of "$f" last_apply_us) pu=$(stat_of "$f" last_pub_us)
+		LAT+=($(( (ap - t0) / 1000 )))
+		PUBLAT+=($(( (ap - pu) / 1000 )))
+		[ $(( ap - t0 )) -le 5000000 ] || bad="$bad rank$r:$(( (ap - t0) / 1000 ))ms"
+	done
+	[ -z "$bad" ] && ok "B cancelled: all 5 ranks of A switched their gate off within 5 s (gen $want; ${LAT[*]} ms)" ||
+		not_ok "B cancelled: A's gate off within 5 s on every rank" $bad
+else
+	not_ok "B cancelled: A's ranks reach channel gen $want within 15 s" "record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRC1:[^ ]*')" \
+		"$(grep 'channel' "$CTLD_LOG" | tail -n 3)" "$(grep -h orrery "$OUT/A.out" | tail -n 5)"
+fi
+grep -q "channel gen $want applied" "$OUT/A.out" && ok "A's ranks log the switch to gen $want" ||
+	not_ok "A's ranks log the switch" "$(grep -h orrery "$OUT/A.out" | tail -n 5)"
+
+# ---- tampering: nobody against root's job A and against their own job.
+nj=$(cd /tmp && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" timeout 20 sbatch --parsable -J ch-nobody -N1 -c1 -o /dev/null --wrap 'sleep 60' 2>"$OUT/nobody.err")
+wait_running "${nj:-0}" >/dev/null 2>&1
+gen_before=$(orrc "$a" gen)
+fake="ORRC1:gen=99,gate=on,period_us=100000,shift_us=1,epoch_us=1,apply_us=1,pub_us=1,mode=rotate"
+e1=$(cd /tmp && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" timeout 10 scontrol update jobid="$a" AdminComment="$fake" 2>&1); r1=$?
+e2=$(cd /tmp && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" timeout 10 scontrol update jobid="${nj:-0}" AdminComment="$fake" 2>&1); r2=$?
+chf=$(sed -n 's/^ORRERY_CHANNEL=//p' "$OUT/A.env.0")
+e3=$(runuser -u nobody -- sh -c "echo gen=100 >>'$chf'" 2>&1); r3=$?
+e4=$(runuser -u nobody -- sh -c "echo x >'$(dirname "$chf")/$a.channel.tmp'" 2>&1); r4=$?
+sleep 2
+if [ $r1 -ne 0 ] && [ $r2 -ne 0 ] && [ $r3 -ne 0 ] && [ $r4 -ne 0 ] && [ -n "$nj" ] &&
+   [ "$(orrc "$a" gen)" = "$gen_before" ] && [ -z "$(orrc "$nj" gen)" ] &&
+   [ "$(stat_of "$OUT/A.stats.0" channel_gen)" = "$gen_before" ] &&
+   grep -q "Attempt to change admin_comment for JobId=$a" "$CTLD_LOG"; then
+	ok "nobody cannot set a gate: AdminComment of root's job A and of their own job refused ($e1), logged by slurmctld; the channel file and its directory are not writable; A stays at gen $gen_before"
+else
+	not_ok "nobody's attempts on the channel are refused" "r=$r1/$r2/$r3/$r4 nobody_job=${nj:-none} $(cat "$OUT/nobody.err")" "$e1" "$e2" "$e3" "$e4" \
+		"A gen now $(orrc "$a" gen) (was $gen_before); nobody's job record: $(orrc "${nj:-0}" gen)"
+fi
+[ -n "$nj" ] && timeout 10 scancel "$nj"
+
+# ---- kill -9 slurmctld between two updates.
+pid=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$STATE/run/pids")
+kill -KILL "$pid" 2>/dev/null
+for _ in $(seq 50); do
+	st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null)
+	case $st in ''|Z|X) break ;; esac
+	sleep 0.1
+done
+"$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 60 >"$OUT/restart.log" 2>&1
+g_after=$(orrc "$a" gen)
+if running "$a" && [ "$g_after" = "$want" ]; then
+	ok "after kill -9 and restart of slurmctld A still runs and the channel serves gen $g_after"
+else
+	not_ok "after kill -9 A runs with the same record" "state=$(timeout 5 squeue -h -j "$a" -o %T) gen=$g_after want $want" "$(tail -n 5 "$OUT/restart.log")"
+fi
+pt1=$(stat_of "$OUT/A.stats.0" passthrough)	# rewritten every 2 s
+c=$(submit C 300)
+want2=$(( want + 1 ))
+if wait_running "$c" && wait_gen A "$want2" 20; then
+	bad=""
+	for r in 0 1 2 3 4; do
+		f=$OUT/A.stats.$r
+		[ "$(stat_of "$f" updates_received)" = "$want2" ] && [ "$(stat_of "$f" updates_applied)" = "$want2" ] ||
+			bad="$bad rank$r:received=$(stat_of "$f" updates_received),applied=$(stat_of "$f" updates_applied)"
+		[ "$(stat_of "$f" channel)" = on ] || bad="$bad rank$r:channel=$(stat_of "$f" channel)"
+		ap=$(stat_of "$f" last_apply_us) pu=$(stat_of "$f" last_pub_us)
+		PUBLAT+=($(( (ap - pu) / 1000 )))
+	done
+	[ -z "$bad" ] && ok "C starts after the restart: A's ranks get gen $want2 (gate on, $(orrc "$a" mode)); every update received and applied exactly once ($want2 each)" ||
+		not_ok "C after the restart: gen $want2 at A, no update lost or repeated" $bad
+else
+	not_ok "C after the restart: A's ranks reach gen $want2" "C=$(timeout 5 squeue -h -j "$c" -o %T)" \
+		"record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRC1:[^ ]*')" "$(grep 'channel' "$CTLD_LOG" | tail -n 4)"
+fi
+[ -n "${pt1:-}" ] && [ "${pt1:-0}" -gt 0 ] && ok "while its gate was off A's iterations passed through without waiting ($pt1 phases)" ||
+	not_ok "A's iterations passed through while its gate was off" "passthrough=${pt1:-none}"
+timeout 10 scancel "$a" "$c"
+cs_wait_job "$a" 60 >/dev/null
+
+sorted() { printf '%s\n' "$@" | sort -n; }
+med() { local s; s=($(sorted "$@")); echo "${s[$(( ${#s[@]} / 2 ))]}"; }
+mx() { sorted "$@" | tail -n 1; }
+[ ${#LAT[@]} -gt 0 ] &&
+	echo "# update latency, scancel of the neighbour to switch (ms, ${#LAT[@]} ranks): median $(med "${LAT[@]}"), max $(mx "${LAT[@]}")"
+[ ${#PUBLAT[@]} -gt 0 ] &&
+	echo "# update latency, publish to switch (ms, ${#PUBLAT[@]} rank-updates, channel_lead_ms=2000 of it): median $(med "${PUBLAT[@]}"), max $(mx "${PUBLAT[@]}")"
+true
