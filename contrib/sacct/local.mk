@@ -3,11 +3,13 @@
 bin_PROGRAMS += contrib/sacct/orrery-sacct
 contrib_sacct_orrery_sacct_SOURCES = contrib/sacct/orrery-sacct.c \
 	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h \
+	plugins/channel/channel_record.c plugins/channel/channel_record.h \
 	contrib/inventory/counters.c contrib/inventory/counters.h \
 	contrib/query/hostlist_slurm.c contrib/query/hostlist_slurm.h
 # NodeList expands through libslurm's hostlist calls (hostlist_slurm.c).
 contrib_sacct_orrery_sacct_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/plugins/select/orrery -I$(top_srcdir)/contrib/inventory \
+	-I$(top_srcdir)/plugins/select/orrery -I$(top_srcdir)/plugins/channel \
+	-I$(top_srcdir)/contrib/inventory \
 	-I$(top_srcdir)/contrib/query $(GLIB_CFLAGS) $(SLURM_CPPFLAGS)
 contrib_sacct_orrery_sacct_LDFLAGS = $(AM_LDFLAGS) $(SLURM_LDFLAGS)
 contrib_sacct_orrery_sacct_LDADD = $(GLIB_LIBS) $(SLURM_LIBS)

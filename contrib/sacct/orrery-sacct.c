@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "admin_record.h"
+#include "channel_record.h"
 #include "counters.h"
 #include "hostlist_slurm.h"
 
@@ -64,18 +65,19 @@ static GOptionEntry entries[] = {
  * among them); new columns go at the end. */
 enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
        C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
-       C_PATTERN, C_REQUESTED, C_FALLBACK, C_MISSING, N_COLS };
+       C_PATTERN, C_REQUESTED, C_FALLBACK, C_MISSING, C_REALIGNED,
+       C_LASTGATE, N_COLS };
 static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"JobID", "JobName", "State", "NodeList", "GatePeriod", "Shift",
 	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
 	"XmitWait", "EcnMarked", "CnpHandled", "CnpSent", "Pattern",
-	"Requested", "Fallback", "CtrMissing", NULL
+	"Requested", "Fallback", "CtrMissing", "Realigned", "LastGate", NULL
 };
 /* The default view's order: what was asked, what orrery did with it,
  * what the network saw; the resolved pattern (long) last. */
 static const int human_order[N_COLS] = {
 	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_PERIOD,
-	C_SHIFT, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
+	C_SHIFT, C_REALIGNED, C_LASTGATE, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
 	C_WAIT, C_ECN, C_CNPH, C_CNPS, C_PATTERN,
 };
 /* Columns never hidden for lack of data. */
@@ -185,6 +187,26 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 		orrery_admin_record_clear(&r);
 	} else if (rc < 0) {
 		SET(C_PATTERN, g_strdup("(malformed ORR1: record)"));
+	}
+	/* The live channel's last record (select-orrery(8), CHANNEL): how
+	 * many times the job was re-aligned, and the gate it ended with. */
+	{
+		orrc_record_t g;
+		char why[128];
+		int grc = orrc_parse_comment(f[5], &g, why, sizeof(why));
+
+		if (grc == 1) {
+			*is_orrery = 1;
+			SET(C_REALIGNED, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.gen));
+			if (g.gate)
+				SET(C_LASTGATE, g_strdup_printf("%.3fms+%.3fms(%s)",
+							g.period_us / 1000.0,
+							g.shift_us / 1000.0, g.mode));
+			else
+				SET(C_LASTGATE, g_strdup_printf("off(%s)", g.mode));
+		} else if (grc < 0) {
+			SET(C_REALIGNED, g_strdup("bad"));
+		}
 	}
 	/* Congestion counters: summed over the nodes that recorded them; a
 	 * counter no node had stays "-", never 0. */

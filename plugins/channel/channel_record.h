@@ -1,11 +1,11 @@
 /*
  * channel_record.h - the live channel's record: the gate parameters
  * slurmctld (select/orrery) publishes for a running job whose link group
- * changed, as the "ORRC1:" token of the job's AdminComment, and as the
+ * changed, as the "ORRG1:" token of the job's AdminComment, and as the
  * node-local file the SPANK plugin writes for the job's tasks
  * (select-orrery(8) and spank-orrery(8), CHANNEL; orrery-runtime(7)).
  *
- * Token: ORRC1:gen=G,gate=on|off,period_us=P,shift_us=S,epoch_us=E,
+ * Token: ORRG1:gen=G,gate=on|off,period_us=P,shift_us=S,epoch_us=E,
  *        apply_us=A,pub_us=T,mode=M
  * File:  the same keys, one "key=value" line each, after job_id=N.
  * gen counts the job's re-alignments (1, 2, ...): a reader ignores a
@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ORRC_TAG "ORRC1:"
+#define ORRC_TAG "ORRG1:"
 #define ORRC_FILE_MAX 1024	/* bytes of a channel file */
 
 typedef struct orrc_record {
@@ -32,12 +32,12 @@ typedef struct orrc_record {
 	char mode[16];		/* rotate, divide, share, alone */
 } orrc_record_t;
 
-/* "ORRC1:..." into out; -1 if it does not fit. */
+/* "ORRG1:..." into out; -1 if it does not fit. */
 int orrc_format_token(const orrc_record_t *r, char *out, size_t len);
 /* The file's text (job_id first); -1 if it does not fit. */
 int orrc_format_file(uint32_t job_id, const orrc_record_t *r, char *out,
 		     size_t len);
-/* Find the ORRC1: token among the space-separated tokens of an
+/* Find the ORRG1: token among the space-separated tokens of an
  * AdminComment: 1 found and valid, 0 none, -1 malformed (why filled). */
 int orrc_parse_comment(const char *admin_comment, orrc_record_t *r,
 		       char *why, size_t whylen);

@@ -2,7 +2,7 @@
  * channel.c - the live channel, node side (spank-orrery(8), CHANNEL).
  *
  * slurmctld (select/orrery) publishes a running job's new gate as the
- * ORRC1: token of its AdminComment, which only operators and SlurmUser can
+ * ORRG1: token of its AdminComment, which only operators and SlurmUser can
  * set.  On every node of the job, one thread of one of the job's
  * slurmstepd processes (root) reads the job's record from slurmctld every
  * channel_poll_ms (one slurm_load_job RPC) and, when the generation is

@@ -77,9 +77,9 @@ submit() {	# TAG ITERATIONS: job id
 }
 running() { [ "$(timeout 5 squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
 wait_running() { local i; for i in $(seq 150); do running "$1" && return 0; sleep 0.2; done; return 1; }
-# Key $2 of the ORRC1: record in job $1's AdminComment.
+# Key $2 of the ORRG1: record in job $1's AdminComment.
 orrc() {
-	timeout 10 scontrol show job "$1" 2>/dev/null | sed -n 's/.*ORRC1:\([^ ]*\).*/\1/p' |
+	timeout 10 scontrol show job "$1" 2>/dev/null | sed -n 's/.*ORRG1:\([^ ]*\).*/\1/p' |
 		tr ',' '\n' | sed -n "s/^$2=//p"
 }
 stat_of() { sed -n "s/^$2=//p" "$1" 2>/dev/null; }
@@ -139,7 +139,7 @@ if wait_gen A "$want" 15; then
 	[ -z "$bad" ] && ok "B cancelled: all 5 ranks of A switched their gate off within 5 s (gen $want; ${LAT[*]} ms)" ||
 		not_ok "B cancelled: A's gate off within 5 s on every rank" $bad
 else
-	not_ok "B cancelled: A's ranks reach channel gen $want within 15 s" "record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRC1:[^ ]*')" \
+	not_ok "B cancelled: A's ranks reach channel gen $want within 15 s" "record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRG1:[^ ]*')" \
 		"$(grep 'channel' "$CTLD_LOG" | tail -n 3)" "$(grep -h orrery "$OUT/A.out" | tail -n 5)"
 fi
 grep -q "channel gen $want applied" "$OUT/A.out" && ok "A's ranks log the switch to gen $want" ||
@@ -149,7 +149,7 @@ grep -q "channel gen $want applied" "$OUT/A.out" && ok "A's ranks log the switch
 nj=$(cd /tmp && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" timeout 20 sbatch --parsable -J ch-nobody -N1 -c1 -o /dev/null --wrap 'sleep 60' 2>"$OUT/nobody.err")
 wait_running "${nj:-0}" >/dev/null 2>&1
 gen_before=$(orrc "$a" gen)
-fake="ORRC1:gen=99,gate=on,period_us=100000,shift_us=1,epoch_us=1,apply_us=1,pub_us=1,mode=rotate"
+fake="ORRG1:gen=99,gate=on,period_us=100000,shift_us=1,epoch_us=1,apply_us=1,pub_us=1,mode=rotate"
 e1=$(cd /tmp && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" timeout 10 scontrol update jobid="$a" AdminComment="$fake" 2>&1); r1=$?
 e2=$(cd /tmp && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" timeout 10 scontrol update jobid="${nj:-0}" AdminComment="$fake" 2>&1); r2=$?
 chf=$(sed -n 's/^ORRERY_CHANNEL=//p' "$OUT/A.env.0")
@@ -199,12 +199,23 @@ if wait_running "$c" && wait_gen A "$want2" 20; then
 		not_ok "C after the restart: gen $want2 at A, no update lost or repeated" $bad
 else
 	not_ok "C after the restart: A's ranks reach gen $want2" "C=$(timeout 5 squeue -h -j "$c" -o %T)" \
-		"record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRC1:[^ ]*')" "$(grep 'channel' "$CTLD_LOG" | tail -n 4)"
+		"record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRG1:[^ ]*')" "$(grep 'channel' "$CTLD_LOG" | tail -n 4)"
 fi
 [ -n "${pt1:-}" ] && [ "${pt1:-0}" -gt 0 ] && ok "while its gate was off A's iterations passed through without waiting ($pt1 phases)" ||
 	not_ok "A's iterations passed through while its gate was off" "passthrough=${pt1:-none}"
 timeout 10 scancel "$a" "$c"
 cs_wait_job "$a" 60 >/dev/null
+# Accounting: orrery-sacct shows how often A was re-aligned and its last gate.
+SACCT_TOOL=$BUILD/contrib/sacct/orrery-sacct
+for _ in $(seq 60); do
+	line=$(timeout 20 "$SACCT_TOOL" -j "$a" -o jobid,realigned,lastgate --parsable --noheader 2>/dev/null | head -n 1)
+	case $line in "$a|$want2|"*) break ;; esac
+	sleep 0.5
+done
+case $line in
+"$a|$want2|"*"ms("*")") ok "orrery-sacct: A re-aligned $want2 times, last gate ${line##*|}" ;;
+*) not_ok "orrery-sacct shows A's re-alignments and last gate" "got '$line'" ;;
+esac
 
 sorted() { printf '%s\n' "$@" | sort -n; }
 med() { local s; s=($(sorted "$@")); echo "${s[$(( ${#s[@]} / 2 ))]}"; }

@@ -62,16 +62,16 @@ static void file_round_trip(void **state)
 static void refused(void **state)
 {
 	static const char *const bad[] = {
-		"ORRC1:gen=1,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1",	/* no mode */
-		"ORRC1:gen=0,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
-		"ORRC1:gen=1,gate=maybe,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
-		"ORRC1:gen=1,gate=on,period_us=100000,shift_us=100000,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
-		"ORRC1:gen=1,gate=on,period_us=-5,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
-		"ORRC1:gen=1,gen=2,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
-		"ORRC1:gen=1,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=Rot8",
-		"ORRC1:gen=1,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate,evil=1",
-		"ORRC1:gen=99999999999999999999,gate=off,period_us=0,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=alone",
-		"ORRC1:gen=1,gate=off,period_us=0,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=alone ORRC1:gen=2,gate=off,period_us=0,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=alone",
+		"ORRG1:gen=1,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1",	/* no mode */
+		"ORRG1:gen=0,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRG1:gen=1,gate=maybe,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRG1:gen=1,gate=on,period_us=100000,shift_us=100000,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRG1:gen=1,gate=on,period_us=-5,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRG1:gen=1,gen=2,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate",
+		"ORRG1:gen=1,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=Rot8",
+		"ORRG1:gen=1,gate=on,period_us=100000,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=rotate,evil=1",
+		"ORRG1:gen=99999999999999999999,gate=off,period_us=0,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=alone",
+		"ORRG1:gen=1,gate=off,period_us=0,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=alone ORRG1:gen=2,gate=off,period_us=0,shift_us=0,epoch_us=1,apply_us=1,pub_us=1,mode=alone",
 	};
 	orrc_record_t r;
 	char why[128];
@@ -90,11 +90,11 @@ static void replace_keeps_others(void **state)
 	char *s;
 
 	(void) state;
-	s = orrc_comment_replace("JS1:a ORRC1:gen=1 ORR1:b", ORRC_TAG, "ORRC1:gen=2");
-	assert_string_equal(s, "JS1:a ORR1:b ORRC1:gen=2");
+	s = orrc_comment_replace("JS1:a ORRG1:gen=1 ORR1:b", ORRC_TAG, "ORRG1:gen=2");
+	assert_string_equal(s, "JS1:a ORR1:b ORRG1:gen=2");
 	free(s);
-	s = orrc_comment_replace(NULL, ORRC_TAG, "ORRC1:gen=1");
-	assert_string_equal(s, "ORRC1:gen=1");
+	s = orrc_comment_replace(NULL, ORRC_TAG, "ORRG1:gen=1");
+	assert_string_equal(s, "ORRG1:gen=1");
 	free(s);
 }
 

@@ -41,7 +41,7 @@
 #define CHANNEL_MAGIC "orrery_channel 1\n"
 
 static orrery_division_t *prev;		/* what the running jobs follow */
-static GHashTable *tokens;		/* job id -> its ORRC1: token */
+static GHashTable *tokens;		/* job id -> its ORRG1: token */
 static uint64_t n_published, n_realigns, realign_ns;
 
 static int64_t now_us(void)

@@ -2,7 +2,7 @@
  * channel.h - the live channel, controller side (select-orrery(8),
  * CHANNEL): after a job begins or ends, the link groups are re-solved
  * (liborrery's orrery_cluster_realign) and every running job whose gate
- * changed gets a new ORRC1: record (channel_record.h) in its
+ * changed gets a new ORRG1: record (channel_record.h) in its
  * AdminComment, with the next generation number and an apply-at time
  * `channel_lead_ms' ahead on its old slot grid.  The SPANK plugin's
  * node-side poller copies it into a root-owned file the job's tasks read.
@@ -36,7 +36,7 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 				int begun, uint32_t lead_ms,
 				const char *state_dir);
 /* slurmctld start: records of orrery_channel newer than a running job's
- * own ORRC1: token are put back into its AdminComment (one line). */
+ * own ORRG1: token are put back into its AdminComment (one line). */
 void orr_channel_job_init(List job_list, const char *state_dir);
 void orr_channel_fini(void);
 /* Records published, re-solves done and their wall time (ns). */

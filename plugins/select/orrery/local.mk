@@ -77,7 +77,7 @@ tests_select_test_admin_record_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_select_test_admin_record_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_select_test_admin_record_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
-# The live channel's record (ORRC1:, channel files): format, strict parse.
+# The live channel's record (ORRG1:, channel files): format, strict parse.
 check_PROGRAMS += tests/select/test_channel_record
 TESTS += tests/select/test_channel_record
 tests_select_test_channel_record_SOURCES = tests/select/test_channel_record.c \
