@@ -33,3 +33,15 @@ bench-place: contrib/bench/bench_place$(EXEEXT)
 # select-job-test: job_test of select/orrery_cons_tres vs cons_tres in a
 # real slurmctld with 16/64/256 emulated nodes (root; not run by `make bench`).
 EXTRA_DIST += contrib/bench/select-job-test
+
+# channel_poll_load + channel-load: the live channel's poll load on a real
+# slurmctld with 1,000 running jobs (root; not run by `make bench`).
+if HAVE_SLURM
+noinst_PROGRAMS += contrib/bench/channel_poll_load
+contrib_bench_channel_poll_load_SOURCES = contrib/bench/channel_poll_load.c
+contrib_bench_channel_poll_load_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+contrib_bench_channel_poll_load_CFLAGS = $(AM_CFLAGS) -pthread
+contrib_bench_channel_poll_load_LDFLAGS = $(AM_LDFLAGS) $(SLURM_LDFLAGS)
+contrib_bench_channel_poll_load_LDADD = $(SLURM_LIBS) -lpthread
+endif
+EXTRA_DIST += contrib/bench/channel-load
