@@ -216,7 +216,12 @@ void osp_channel_start(spank_t sp)
 
 	if (ch.running || osp_conf.channel_poll_ms <= 0 || !slurm_load_job)
 		return;
+	uint32_t nodes = 0;
+
 	if (spank_get_item(sp, S_JOB_ID, &id) != ESPANK_SUCCESS || !id)
+		return;
+	/* One node: no network phase, no gate (task.c), nothing to poll. */
+	if (spank_get_item(sp, S_JOB_NNODES, &nodes) == ESPANK_SUCCESS && nodes == 1)
 		return;
 	/* Only jobs the controller gave gate values (the prolog relayed). */
 	if (osp_relay_read(node, id, &r) <= 0 || !r.period_us[0])

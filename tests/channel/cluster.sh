@@ -10,7 +10,11 @@
 #     directory: refused, logged, nothing changes;
 #   - kill -9 of slurmctld between two updates: after the restart the
 #     channel serves the same generation; the next change (job C) reaches
-#     A as the next generation, each update received and applied once.
+#     A as the next generation, each update received and applied once;
+#   - a third job D on the over-committed uplinks: A, C and D move to one
+#     common period with distinct slots (time division), A and C while
+#     they run;
+#   - orrery-sacct shows A's re-alignments and last gate.
 # Prints the update latencies (cancel to switch, publish to switch).
 #
 # Usage: tests/channel/cluster.sh [--build-dir DIR] [--state-dir DIR]
@@ -183,7 +187,7 @@ else
 	not_ok "after kill -9 A runs with the same record" "state=$(timeout 5 squeue -h -j "$a" -o %T) gen=$g_after want $want" "$(tail -n 5 "$OUT/restart.log")"
 fi
 pt1=$(stat_of "$OUT/A.stats.0" passthrough)	# rewritten every 2 s
-c=$(submit C 300)
+c=$(submit C 1500)
 want2=$(( want + 1 ))
 if wait_running "$c" && wait_gen A "$want2" 20; then
 	bad=""
@@ -201,19 +205,59 @@ else
 	not_ok "C after the restart: A's ranks reach gen $want2" "C=$(timeout 5 squeue -h -j "$c" -o %T)" \
 		"record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRG1:[^ ]*')" "$(grep 'channel' "$CTLD_LOG" | tail -n 4)"
 fi
+# ---- a third job on the over-committed uplinks: one common period.
+# Three 50%-duty jobs cannot be rotated into 100 ms (orrery-score(7),
+# TIME DIVISION): the group is re-solved and A, C and D get one common
+# period with distinct slots; A and C switch while running.
+for _ in $(seq 100); do [ -s "$OUT/C.loop.0" ] && break; sleep 0.2; done
+d=$(submit D 600)
+if wait_running "$d"; then
+	sleep 1
+	pa=$(orrc "$a" period_us) pc=$(orrc "$c" period_us) pd=$(orrc "$d" period_us)
+	ma=$(orrc "$a" mode) sa=$(orrc "$a" shift_us) sc=$(orrc "$c" shift_us) sd=$(orrc "$d" shift_us)
+	ga=$(orrc "$a" gen) gc=$(orrc "$c" gen)
+	echo "# with D: A gen $ga ${ma:-?} period $pa shift $sa; C gen $gc period $pc shift $sc; D period $pd shift $sd"
+	if [ "$ma" = divide ] && [ -n "$pa" ] && [ "$pa" = "$pc" ] && [ "$pa" = "$pd" ] &&
+	   [ "$sa" != "$sc" ] && [ "$sa" != "$sd" ] && [ "$sc" != "$sd" ]; then
+		ok "D starts: A, C and D move to one common period ($pa us) with distinct slots ($sa, $sc, $sd us)"
+		if wait_gen A "$ga" 15 && wait_gen C "$gc" 15 2>/dev/null; then
+			bad=""
+			for r in 0 1 2 3 4; do
+				[ "$(stat_of "$OUT/A.stats.$r" period_us)" = "$pa" ] || bad="$bad A$r:$(stat_of "$OUT/A.stats.$r" period_us)"
+				[ "$(stat_of "$OUT/C.stats.$r" period_us)" = "$pc" ] || bad="$bad C$r:$(stat_of "$OUT/C.stats.$r" period_us)"
+				ap=$(stat_of "$OUT/A.stats.$r" last_apply_us) pu=$(stat_of "$OUT/A.stats.$r" last_pub_us)
+				PUBLAT+=($(( (ap - pu) / 1000 )))
+			done
+			[ -z "$bad" ] && ok "the running A and C gate on the common period on all their ranks" ||
+				not_ok "A and C gate on the common period" $bad
+		else
+			not_ok "A and C's ranks reach their new generation" "A: $(stat_of "$OUT/A.stats.0" channel_gen) C: $(stat_of "$OUT/C.stats.0" channel_gen)"
+		fi
+	else
+		skip_or_fail="mode=$ma periods=$pa/$pc/$pd shifts=$sa/$sc/$sd"
+		not_ok "D starts: one common period with distinct slots for A, C, D" "$skip_or_fail" "$(grep 'channel' "$CTLD_LOG" | tail -n 4)"
+	fi
+else
+	not_ok "job D runs beside A and C" "$(tail -n 5 "$OUT/D.out" 2>/dev/null)"
+fi
+timeout 10 scancel "$d"
+
 [ -n "${pt1:-}" ] && [ "${pt1:-0}" -gt 0 ] && ok "while its gate was off A's iterations passed through without waiting ($pt1 phases)" ||
 	not_ok "A's iterations passed through while its gate was off" "passthrough=${pt1:-none}"
-timeout 10 scancel "$a" "$c"
+# A first: C's end would re-align A once more while A ends.
+gfinal=$(orrc "$a" gen)
+timeout 10 scancel "$a"
 cs_wait_job "$a" 60 >/dev/null
+timeout 10 scancel "$c"
 # Accounting: orrery-sacct shows how often A was re-aligned and its last gate.
 SACCT_TOOL=$BUILD/contrib/sacct/orrery-sacct
 for _ in $(seq 60); do
 	line=$(timeout 20 "$SACCT_TOOL" -j "$a" -o jobid,realigned,lastgate --parsable --noheader 2>/dev/null | head -n 1)
-	case $line in "$a|$want2|"*) break ;; esac
+	case $line in "$a|$gfinal|"*) break ;; esac
 	sleep 0.5
 done
 case $line in
-"$a|$want2|"*"ms("*")") ok "orrery-sacct: A re-aligned $want2 times, last gate ${line##*|}" ;;
+"$a|$gfinal|"*"ms("*")") ok "orrery-sacct: A re-aligned $gfinal times, last gate ${line##*|}" ;;
 *) not_ok "orrery-sacct shows A's re-alignments and last gate" "got '$line'" ;;
 esac
 

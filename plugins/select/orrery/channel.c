@@ -36,6 +36,7 @@
 #pragma weak orrery_division_group
 #pragma weak orrery_group_mode_name
 #pragma weak orrery_cluster_epoch_us
+#pragma weak orrery_cluster_job_shift_us
 
 #define CHANNEL_FILE "orrery_channel"
 #define CHANNEL_MAGIC "orrery_channel 1\n"
@@ -215,7 +216,9 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 	if (!begun && g_hash_table_remove(tokens, GUINT_TO_POINTER(job_id)))
 		changed++;
 	t0 = mono_ns();
-	if (orrery_cluster_realign(c, prev, 1, &d, &err) != ORRERY_OK) {
+	/* apply 0: the model keeps every running job's rotation shift (see
+	 * below); only the groups and their decisions are used. */
+	if (orrery_cluster_realign(c, prev, 0, &d, &err) != ORRERY_OK) {
 		error("select/orrery: channel: re-solving the link groups failed (%s): running jobs keep their gates",
 		      err.message);
 		return;
@@ -227,6 +230,7 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 	for (size_t i = 0; i < n; i++) {
 		orrery_division_job_t dj;
 		orrery_division_group_t dg;
+		orrery_division_job_t want;
 		orrc_record_t eff;
 		job_record_t *job_ptr;
 		const char *mode = "alone";
@@ -240,6 +244,13 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 			    ORRERY_OK || dg.reused)
 				continue;
 			mode = orrery_group_mode_name(dg.mode);
+			/* Rotation: a running job keeps the shift it started with
+			 * (the newcomer was shifted against it, as CASSINI does);
+			 * only a gate that was off comes back on, at that shift. */
+			if (dg.mode == ORRERY_GROUP_ROTATE && dj.gated &&
+			    orrery_cluster_job_shift_us(c, dj.job_id, &dj.shift_us,
+							&dj.period_us) != ORRERY_OK)
+				continue;
 		} else {
 			orrery_division_job_t pj;
 
@@ -249,11 +260,14 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 			    ORRERY_OK || pj.group < 0)
 				continue;
 		}
-		job_ptr = find_job_record(dj.job_id);
-		if (!job_ptr || !IS_JOB_RUNNING(job_ptr) ||
-		    !effective(job_ptr, &eff) || !differs(&eff, &dj))
+		want = dj;
+		job_ptr = find_job_record(want.job_id);
+		/* The newcomer is not RUNNING yet inside job_begin. */
+		if (!job_ptr ||
+		    (!IS_JOB_RUNNING(job_ptr) && !(begun && want.job_id == job_id)) ||
+		    !effective(job_ptr, &eff) || !differs(&eff, &want))
 			continue;
-		publish(job_ptr, &eff, &dj, mode, epoch, lead_ms);
+		publish(job_ptr, &eff, &want, mode, epoch, lead_ms);
 		changed++;
 	}
 	if (prev)

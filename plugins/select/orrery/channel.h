@@ -1,10 +1,18 @@
 /*
  * channel.h - the live channel, controller side (select-orrery(8),
  * CHANNEL): after a job begins or ends, the link groups are re-solved
- * (liborrery's orrery_cluster_realign) and every running job whose gate
+ * (liborrery's orrery_cluster_realign, which also decides each group's
+ * mode: rotate, divide or share) and every running job whose gate
  * changed gets a new ORRG1: record (channel_record.h) in its
  * AdminComment, with the next generation number and an apply-at time
- * `channel_lead_ms' ahead on its old slot grid.  The SPANK plugin's
+ * `channel_lead_ms' ahead on its old slot grid.  What changes a gate:
+ * its last neighbour left (off), its group is better ungated (share:
+ * off), time division (the group's common period and the job's slot),
+ * or the end of it (back on at its own period and the shift the model
+ * holds for it).  Under rotation a running job's shift is never moved:
+ * a newcomer is shifted against the running jobs at its job_begin, as
+ * before, so a gate that was off comes back on at the shift the model
+ * kept for it.  The SPANK plugin's
  * node-side poller copies it into a root-owned file the job's tasks read.
  *
  * Why AdminComment: only operators and SlurmUser may set it (Slurm checks

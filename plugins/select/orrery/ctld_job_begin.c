@@ -163,9 +163,6 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	}
 	orr_stats.begun++;
 	why = NULL;
-	orr_channel_changed_locked(orr_g.cluster, job_ptr->job_id, 1,
-				   orr_ocnf.channel_lead_ms,
-				   slurm_conf.state_save_location);
 	orr_save_state_locked();
 
 	snprintf(buf, sizeof(buf), "%"PRId64, period);
@@ -194,6 +191,10 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	}
 	if (rec)
 	admin_comment_set(job_ptr, rec);
+	/* After ORR1: is there: the newcomer's launch gate is known. */
+	orr_channel_changed_locked(orr_g.cluster, job_ptr->job_id, 1,
+				   orr_ocnf.channel_lead_ms,
+				   slurm_conf.state_save_location);
 	names = bitmap2node_name(job_ptr->node_bitmap);
 	info("select/orrery: %pJ on %s: period=%"PRId64"us shift=%"PRId64"us score_min=%.3f",
 	     job_ptr, names, period, shift, smin);
