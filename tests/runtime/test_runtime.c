@@ -16,18 +16,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "orrery_runtime.h"
 
-#define MS 1000LL
+#define MS ((int64_t)1000)
 
 static char dir[256];
 static char err_path[300];
 
 /* In the child: a failed check exits with the line number. */
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "CHECK FAILED line %d: %s\n", __LINE__, #c); _exit(100); } } while (0)
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "CHECK FAILED line %d: %s\n", __LINE__, #c); fflush(stderr); _exit(100); } } while (0)
 
 static void clear_env(void)
 {
@@ -35,7 +36,7 @@ static void clear_env(void)
 		"ORRERY_SHIFT_US", "ORRERY_PHASE_OFFSET_US", "ORRERY_GATE",
 		"ORRERY_RUNTIME_STATS", "ORRERY_RUNTIME_VERBOSE", "ORRERY_RECORD",
 		"ORRERY_RECORD_MAX_LINES", "SLURM_PROCID", "RANK",
-		"OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "ORRERY_CHANNEL", "SLURM_JOB_ID" };
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(*v); i++)
@@ -369,6 +370,94 @@ static void record_mode_timeline(void **state)
 	assert_non_null(strstr(s, "\n100 200 4096 comm_0 allreduce\n300 450 8 c1 send\n500 600 1 - recv\n# dropped 1"));
 }
 
+/* -------------------------------------------------------------- channel */
+/* The live channel's file, as the node's poller writes it: text under a
+ * temporary name, then renamed (mode as given). */
+static char chan_path[320];
+
+static void chan_write(uint32_t job, uint64_t gen, int gate, int64_t period,
+		       int64_t shift, int64_t apply, mode_t mode)
+{
+	char tmp[340];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", chan_path);
+	f = fopen(tmp, "w");
+	CHECK(f);
+	fprintf(f, "job_id=%u\ngen=%" PRIu64 "\ngate=%s\nperiod_us=%" PRId64 "\nshift_us=%" PRId64
+		"\nepoch_us=1000000\napply_us=%" PRId64 "\npub_us=%" PRId64 "\nmode=%s\n",
+		job, gen, gate ? "on" : "off", period, shift, apply, (int64_t)(apply - 2000 * MS),
+		gate ? "divide" : "alone");
+	CHECK(fclose(f) == 0);
+	CHECK(chmod(tmp, mode) == 0);
+	CHECK(rename(tmp, chan_path) == 0);
+}
+
+static void body_channel(void)
+{
+	const int64_t T = 5000000 * MS;	/* on the 100 ms grid of epoch 1 s */
+	orrery_runtime_stats_t s;
+	int64_t r;
+
+	CHECK(orrery_runtime_init() == 1);
+	r = orrery_runtime_release_at(T + 20 * MS);	/* no file yet */
+	CHECK(r == T + 100 * MS);
+	orrery_runtime_stats(&s);
+	CHECK(s.channel_gate == 1 && s.updates_received == 0);
+
+	/* gen 2: gate off from T+1 s.  Read, held until then. */
+	chan_write(77, 2, 0, 0, 0, T + 1000 * MS, 0644);
+	r = orrery_runtime_release_at(T + 320 * MS);
+	CHECK(r == T + 400 * MS);
+	orrery_runtime_stats(&s);
+	CHECK(s.updates_received == 1 && s.updates_applied == 0);
+	/* First boundary at or after apply_us: switched, released at once. */
+	r = orrery_runtime_release_at(T + 1020 * MS);
+	CHECK(r == T + 1020 * MS);
+	orrery_runtime_stats(&s);
+	CHECK(s.updates_applied == 1 && s.channel_gate == 0 && s.channel_gen == 2);
+	CHECK(s.late_switches == 0 && s.last_apply_us == T + 1020 * MS);
+
+	/* An older generation, another job's record, a file others may
+	 * write: all ignored, the gate stays off. */
+	chan_write(77, 1, 1, 100 * MS, 0, T, 0644);
+	CHECK(orrery_runtime_release_at(T + 1310 * MS) == T + 1310 * MS);
+	chan_write(78, 5, 1, 100 * MS, 0, T, 0644);
+	CHECK(orrery_runtime_release_at(T + 1610 * MS) == T + 1610 * MS);
+	chan_write(77, 6, 1, 100 * MS, 0, T, 0666);
+	CHECK(orrery_runtime_release_at(T + 1910 * MS) == T + 1910 * MS);
+	orrery_runtime_stats(&s);
+	CHECK(s.updates_received == 1 && s.channel_gen == 2 && s.channel_gate == 0);
+
+	/* gen 3, read after its apply-at time: switched at once, counted late;
+	 * the new gate: 150 ms period, slot 50 ms. */
+	chan_write(77, 3, 1, 150 * MS, 50 * MS, T + 1500 * MS, 0644);
+	r = orrery_runtime_release_at(T + 2220 * MS);
+	orrery_runtime_stats(&s);
+	CHECK(s.updates_received == 2 && s.updates_applied == 2 && s.late_switches == 1);
+	CHECK(s.channel_gate == 1 && s.channel_gen == 3 && s.period_us == 150 * MS);
+	/* slots at 1.05 s + k * 150 ms: T + 2.2 s is 20 ms back (over the
+	 * 15 ms tolerance), the next is T + 2.35 s */
+	CHECK(r == T + 2350 * MS);
+}
+
+static void channel_updates(void **state)
+{
+	char env_chan[400];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();	/* the runtime accepts only root-owned files */
+	snprintf(chan_path, sizeof(chan_path), "%s/77.channel", dir);
+	snprintf(env_chan, sizeof(env_chan), "ORRERY_CHANNEL=%s", chan_path);
+	assert_int_equal(child(body_channel, "ORRERY_PERIOD_US=100000",
+			       "ORRERY_EPOCH_US=1000000", "ORRERY_SHIFT_US=0",
+			       "SLURM_JOB_ID=77", env_chan, "ORRERY_RUNTIME_VERBOSE=1",
+			       NULL), 0);
+	assert_non_null(strstr(slurp(err_path), "channel gen 3 applied"));
+	assert_non_null(strstr(slurp(err_path), "(late: read after it)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +469,7 @@ int main(void)
 		cmocka_unit_test(stats_file_at_exit),
 		cmocka_unit_test(stats_file_noop_says_why),
 		cmocka_unit_test(record_mode_timeline),
+		cmocka_unit_test(channel_updates),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
