@@ -19,8 +19,9 @@
  * validate_super_user() in update_job), so no user, the job's own
  * included, can write a job's gate through the channel; Slurm saves it
  * with the job, and orrery_channel (StateSaveLocation, written by the
- * saver thread within milliseconds) covers the up to 5 s before Slurm's
- * own job state save, so a kill -9 does not lose or repeat an update.
+ * saver thread within ORR_SAVER_GAP_MS, 250 ms) covers the up to 5 s
+ * before Slurm's own job state save: a kill -9 later than that after an
+ * update neither loses nor repeats it.
  *
  * All calls with the plugin's lock and slurmctld's job write lock held;
  * none blocks on the disk or the network, none fails the job.
