@@ -272,6 +272,7 @@ else
 	}
 	# A reconfigure that changes nothing orrery models keeps its model
 	# (the 4 running jobs) instead of reloading it from orrery_state.
+	mark0=$(wc -l <"$BASE/log/slurmctld.log")
 	t scontrol reconfigure
 	sleep 1
 	mark=$(wc -l <"$BASE/log/slurmctld.log")
@@ -288,9 +289,15 @@ else
 	# the full set: the job starts on it without a second cons_tres call.
 	check "busy nodes: cons_tres's own answer was kept (kept_answers ${k0:-?} -> $(kept_counter))" \
 		test "$(kept_counter)" = $(( ${k0:-0} + 1 ))
-	check "busy nodes: the reconfigure before it kept orrery's model of the 4 running jobs" \
-		bash -c "tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: reconfigure changed nothing orrery models; kept its 4 running jobs' &&
-			! tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored '"
+	if sp_reconfigure_restarts; then
+		# Slurm $SP_SLURM_VERSION: reconfigure is a new slurmctld.
+		check "busy nodes: the reconfigure before it (a new slurmctld on $SP_SLURM_VERSION) restored orrery's model of the 4 running jobs" \
+			bash -c "tail -n +$((mark0 + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored 4 jobs from '"
+	else
+		check "busy nodes: the reconfigure before it kept orrery's model of the 4 running jobs" \
+			bash -c "tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: reconfigure changed nothing orrery models; kept its 4 running jobs' &&
+				! tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored '"
+	fi
 	t scancel "$p" "${fill[@]}"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	sp_wait_for 20 all_idle
@@ -345,14 +352,12 @@ else
 	}
 	w1=$(t sbatch --parsable -N4 -n8 -c1 -o /dev/null --wrap 'sleep 60')
 	check "cache: W1 holds 4 whole nodes" wait_running "$w1"
-	t scontrol reconfigure	# logs the counters
-	sleep 1
+	sp_log_counters
 	r0=$(counter run_now_tests) j0=$(counter job_tests) c0=$(counter cons_tres_calls)
 	k0=$(( $(counter rank_hits) + $(counter rank_misses) )) p0=$(counter parses)
 	p=$(t sbatch --parsable -N6 -n6 -c1 -o /dev/null --wrap 'sleep 20')
 	sleep 6		# 3 main-scheduler passes, a backfill cycle
-	t scontrol reconfigure
-	sleep 1
+	sp_log_counters
 	r1=$(counter run_now_tests) j1=$(counter job_tests) c1=$(counter cons_tres_calls)
 	k1=$(( $(counter rank_hits) + $(counter rank_misses) ))
 	check "cache: waiting P (6 nodes, 4 free) is pending" \
@@ -374,8 +379,7 @@ else
 	t scancel "$p"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	sleep 1
-	t scontrol reconfigure	# logs the counters
-	sleep 1
+	sp_log_counters
 	check "cache: no entry left once the cluster is empty (cache_entries=$(counter cache_entries))" \
 		test "$(counter cache_entries)" = 0
 

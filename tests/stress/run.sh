@@ -545,8 +545,7 @@ if want load; then
 	o_rss0=$B_RSS0 o_rss1=$B_RSS1 o_main=$B_MAIN o_mainmax=$B_MAINMAX o_bf=$B_BF o_bfmax=$B_BFMAX o_secs=$B_SECS
 	o_mainn=$B_MAINN o_bfn=$B_BFN o_cpu=$B_CPU o_bfdepth=$B_BFDEPTH
 	check "load: no fallback to cons_tres" bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'falling back'"
-	t scontrol reconfigure	# logs the counters
-	sleep 1
+	sp_log_counters
 	say "counters: $(counters | sed 's/.*select\/orrery: //')"
 	pl=$(counter placements) jt=$(counter job_tests) jcpu=$(counter job_test_cpu_us) ccpu=$(counter cons_tres_cpu_us)
 	cc=$(counter cons_tres_calls)
