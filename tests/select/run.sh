@@ -414,6 +414,36 @@ else
 	check "off mode places like cons_tres (off: $off_nodes; cons_tres: $ct_nodes)" \
 		test -n "$ct_nodes" -a "$off_nodes" = "$ct_nodes"
 	sed -i 's|^SelectType=.*|SelectType=select/orrery_cons_tres|' "$BASE/etc/slurm.conf"
+
+	# ---------------------------------------------------------- topology/block
+	# Where Slurm has topology/block (23.11+): orrery models the base
+	# blocks as leaf switches under a spine of its own (one line) and
+	# narrows a job to blocks as it does to leaves under topology/tree.
+	if [ -f "$SYSPLUGINS/topology_block.so" ]; then
+		sed -i 's/^mode=.*/mode=enforce/' "$BASE/etc/orrery.conf"
+		sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/block|' "$BASE/etc/slurm.conf"
+		printf 'BlockName=b1 Nodes=o[1-4]\nBlockName=b2 Nodes=o[5-8]\n' >"$BASE/etc/topology.conf"
+		mark=$(wc -l <"$BASE/log/slurmctld.log")
+		sp_stop_slurmds
+		restart_ctld clear
+		sp_start_slurmds o $NNODES
+		sp_wait_for 30 all_idle
+		ba=$(t sbatch --parsable -N2 -n2 -c1 -o /dev/null --wrap 'sleep 20')
+		check "topology/block: a profiled 2-node job starts" wait_running "$ba"
+		sleep 1
+		check "topology/block: slurmctld logged the blocks as orrery's leaves" \
+			bash -c "tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q \"select/orrery: topology/block: 2 blocks are orrery's leaf switches\""
+		check "topology/block: orrery placed it (candidate line, ORR1: period_us=$(orr "$ba" period_us))" \
+			bash -c "grep -qF 'select/orrery: trying JobId=$ba candidate 1/' '$BASE/log/slurmctld.log' && test '$(orr "$ba" period_us)' = 100000"
+		bn=$(field "$ba" NodeList)
+		check "topology/block: its nodes are in one block ($bn)" \
+			bash -c "case '$bn' in o\[[1-4]-[1-4]\]|o\[[1-4],[1-4]\]|o\[[5-8]-[5-8]\]|o\[[5-8],[5-8]\]) exit 0;; esac; exit 1"
+		check "topology/block: no 'cannot model the topology' line" \
+			bash -c "! tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'cannot model the topology'"
+		t scancel "$ba"
+	else
+		echo "skip - topology/block: not in Slurm $SP_SLURM_VERSION"
+	fi
 fi
 
 echo "$pass passed, $failed failed"

@@ -402,12 +402,18 @@ if want restart; then
 	for bad_state in truncated foreign; do
 		slurm_save
 		nrun=$(( NR + ${#ids_k[@]} ))
+		# Node lists read while slurmctld is up: against a dead one each
+		# scontrol waits out its timeout (24.11 retries the connection).
+		declare -A nl_of=()
+		if [ -n "$QUERY" ]; then
+			for j in "${ids[@]}"; do nl_of[$j]=$(field "$j" NodeList); done
+		fi
 		kill -KILL "$CTLD"; wait "$CTLD" 2>/dev/null
 		cp "$STATE" "$BASE/state/orrery_state.before-$bad_state"
 		pin_nodes=
 		if [ -n "$QUERY" ]; then	# as for K: where the running jobs force a shift
 			for j in "${ids[@]}"; do
-				nl=$(field "$j" NodeList)
+				nl=${nl_of[$j]}
 				qj=$(q_shift "$nl" --state "$BASE/state/orrery_state.before-$bad_state")
 				[ -n "$qj" ] && [ "$qj" != 0 ] && { pin_nodes=$nl; break; }
 			done
