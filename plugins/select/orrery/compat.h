@@ -9,8 +9,10 @@
  *   compat_2205.c   Slurm 22.05 (Debian 12)
  *   compat_2411.c   Slurm 24.11 (Debian 13)
  * Each one holds the plugin's Slurm-facing entry points (identity symbols,
- * init/fini, every select_p_* with that release's signatures, forwarded to
- * select/cons_tres) and the reader of the switch tree.  Adding a release is
+ * the ops table of cons_tres, the select_p_* whose signatures are that
+ * release's own, job_test among them) and the reader of the switch tree;
+ * the entry points alike in both releases come from compat_forward.h,
+ * which each includes.  Adding a release is
  * one new compat_MMmm.c (and a line in configure.ac); the few header paths
  * that moved are the only release test outside those files (below).
  */

@@ -12,6 +12,7 @@ orreryselectdir = $(slurm_plugindir)
 orreryselect_LTLIBRARIES = plugins/select/orrery/select_orrery_cons_tres.la
 plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/compat.h \
+	plugins/select/orrery/compat_forward.h \
 	plugins/select/orrery/orrery_ctld.c \
 	plugins/select/orrery/orrery_ctld.h \
 	plugins/select/orrery/ctld_state.c \
