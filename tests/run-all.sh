@@ -1,7 +1,7 @@
 #!/bin/bash
 # README's test command: every orrery test, from a clean clone, on Debian 12.
 #
-#   tests/run-all.sh [--skip-cluster] [--skip-2411]
+#   tests/run-all.sh [--skip-cluster] [--skip-2411 | --only-2411]
 #
 # 1. installs missing Debian packages (contrib/install-deps; needs root),
 # 2. fetches and configures the Slurm source of the installed version
@@ -13,7 +13,10 @@
 # 5. Slurm 24.11: builds a Debian 13 root with Debian's 24.11 packages
 #    (contrib/slurm-root/build; cached in _build/trixie-root), builds orrery
 #    against 24.11.5 inside it and runs the integration, select and stress
-#    suites there against real 24.11 daemons (--skip-2411 leaves it out).
+#    suites there against real 24.11 daemons (--skip-2411 leaves it out,
+#    --only-2411 runs only this part; ORRERY_2411_PORT_BASE moves its
+#    ports, default 21000: integration +0, select +40, stress +60;
+#    ORRERY_2411_STATE_PREFIX its state dirs, default /var/tmp/orrery).
 # Each suite's header names the Slurm release it runs against, and each
 # suite's result line its time.
 # The last line is "N passed, M failed" over all suites.
@@ -23,11 +26,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/_build
 skip_cluster=0
 skip_2411=0
+only_2411=0
 for a in "$@"; do
 	case $a in
 	--skip-cluster) skip_cluster=1 ;;
 	--skip-2411) skip_2411=1 ;;
-	*) echo "run-all: unknown argument '$a' (accepted: --skip-cluster, --skip-2411)" >&2; exit 2 ;;
+	--only-2411) only_2411=1 ;;
+	*) echo "run-all: unknown argument '$a' (accepted: --skip-cluster, --skip-2411, --only-2411)" >&2; exit 2 ;;
 	esac
 done
 
@@ -56,6 +61,8 @@ finish() {
 
 step "dependencies"
 "$top/contrib/install-deps" || { record install-deps 1; finish; }
+
+if [ $only_2411 -eq 0 ]; then
 
 step "Slurm source tree (select plugin headers)"
 slurm_src_opt=()
@@ -154,6 +161,8 @@ if [ $skip_cluster -eq 0 ]; then
 	record "discover (cluster, $sv)" $?
 fi
 
+fi  # only_2411
+
 # ---------------------------------------------------------------- Slurm 24.11
 # The same suites against Debian 13's Slurm 24.11, in a chroot (its
 # binaries need Debian 13's C library).  Reduced: no unit tests (they do
@@ -162,6 +171,9 @@ fi
 if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
 	root=$build/trixie-root
 	R() { "$top/contrib/slurm-root/run" "$root" "$@"; }
+	p24=${ORRERY_2411_PORT_BASE:-21000}
+	s24=${ORRERY_2411_STATE_PREFIX:-/var/tmp/orrery}
+	[ -x "$top/configure" ] || (cd "$top" && autoreconf -fi >/dev/null)
 	step "Slurm 24.11: Debian 13 root (contrib/slurm-root/build; cached in _build/trixie-root)"
 	if "$top/contrib/slurm-root/build" "$root"; then
 		record "Debian 13 root" 0
@@ -191,14 +203,14 @@ if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
 			step "integration ($sv24): the integration suite under select/orrery_cons_tres, slurmdbd + MariaDB + sacct"
 			R env ORRERY_SELECT_PLUGIN_DIR="$plugins24" \
 				"$top/tests/integration/run.sh" --build-dir "$build/obj-24.11" \
-				--state-dir /var/tmp/orrery-it-2411 --port-base 17600 --select orrery
+				--state-dir "$s24-it-2411" --port-base "$p24" --select orrery
 			record "integration (select/orrery, $sv24)" $?
 			step "select plugin ($sv24): delegation, placement, shifts, restart, fail-open"
-			R env ORRERY_SELECT_TEST_BASE=/var/tmp/orrery-select-2411/cluster \
-				ORRERY_SELECT_TEST_PORT=18400 "$top/tests/select/run.sh" "$plugins24"
+			R env ORRERY_SELECT_TEST_BASE="$s24-select-2411/cluster" \
+				ORRERY_SELECT_TEST_PORT=$((p24 + 40)) "$top/tests/select/run.sh" "$plugins24"
 			record "select plugin ($sv24)" $?
 			step "stress ($sv24): faults, kill -9 restarts, bad state files and a 200-job burst"
-			R env ORRERY_STRESS_BASE=/var/tmp/orrery-st-2411 ORRERY_STRESS_PORT=18600 \
+			R env ORRERY_STRESS_BASE="$s24-st-2411" ORRERY_STRESS_PORT=$((p24 + 60)) \
 				"$top/tests/stress/run.sh" --jobs 200 "$plugins24"
 			record "stress ($sv24)" $?
 		else
