@@ -3,6 +3,7 @@ include contrib/bench/local.mk
 include contrib/cluster/local.mk
 include contrib/sim/local.mk
 include contrib/slurm-source/local.mk
+include contrib/slurm-root/local.mk
 include tests/integration/local.mk
 include contrib/sacct/local.mk
 include contrib/runtime/local.mk

@@ -92,8 +92,9 @@ static void job_cond_free(slurmdb_job_cond_t *c)
 static int stored_comment(void *db, slurmdb_job_cond_t *c, uint32_t job_id,
 			  char **out)
 {
-	List jobs = slurmdb_jobs_get(db, c);
-	ListIterator it;
+	struct xlist *jobs = /* List (22.05), list_t * (23.02+) */
+		slurmdb_jobs_get(db, c);
+	struct listIterator *it;
 	slurmdb_job_rec_t *j, *best = NULL;
 	int rc = 0;
 
@@ -184,7 +185,7 @@ int main(int argc, char **argv)
 	while (time(NULL) < deadline && rounds < WRITE_ROUNDS) {
 		char *merged;
 		slurmdb_job_rec_t *rec;
-		List ret;
+		struct xlist *ret;
 		int found;
 
 		if (!db && !(db = slurmdb_connection_get(NULL))) {

@@ -56,7 +56,7 @@ int hostlist_slurm_expand(const char *expr, void *ctx,
 			  void (*emit)(const char *host, void *ectx),
 			  void *ectx)
 {
-	hostlist_t hl;
+	struct hostlist *hl;	/* hostlist_t (22.05), hostlist_t * (23.11+) */
 	char *host;
 
 	(void)ctx;
@@ -80,14 +80,34 @@ int hostlist_slurm_expand(const char *expr, void *ctx,
 
 char *hostlist_slurm_compress(const char *const *names, size_t n)
 {
-	hostlist_t hl = slurm_hostlist_create(NULL);
-	char *s;
+	struct hostlist *hl = slurm_hostlist_create(NULL);
+	size_t cap = 256;
+	char *s = NULL;
 
 	if (!hl)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		slurm_hostlist_push_host(hl, names[i]);
-	s = slurm_hostlist_ranged_string_malloc(hl);
+	/* slurm_hostlist_ranged_string() is in every release (the _malloc
+	 * variant went in 23.11); it fails when buf is too small: grow. */
+	for (;;) {
+		char *grown = realloc(s, cap);
+
+		if (!grown) {
+			free(s);
+			s = NULL;
+			break;
+		}
+		s = grown;
+		if (slurm_hostlist_ranged_string(hl, cap, s) >= 0)
+			break;
+		if (cap > (64u << 20)) {	/* no real list is this long */
+			free(s);
+			s = NULL;
+			break;
+		}
+		cap *= 2;
+	}
 	slurm_hostlist_destroy(hl);
 	return s;
 }

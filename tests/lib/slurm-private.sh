@@ -15,6 +15,26 @@
 # Every process started is in SP_PIDS; sp_stop_all (installed as the EXIT
 # trap by sp_fresh_base) stops exactly those, by PID: TERM, then KILL.
 
+# The Slurm release the suite runs against (e.g. 22.05.8, 24.11.5).
+SP_SLURM_VERSION=$(slurmctld -V 2>/dev/null | awk '{print $2}')
+# sp_reconfigure_restarts: 0 when `scontrol reconfigure' re-executes
+# slurmctld (24.05 and later: a new process, which restores orrery's model
+# from orrery_state), 1 when the running process re-reads its files.
+sp_reconfigure_restarts() {
+	local maj min
+	IFS=. read -r maj min _ <<<"$SP_SLURM_VERSION"
+	[ "$((10#${maj:-0} * 100 + 10#${min:-0}))" -ge 2405 ]
+}
+
+# sp_log_counters: make slurmctld run save_all_state in the running
+# process (deleting a partition does, on every release), where
+# select/orrery logs its counters line (select_p_state_save).
+sp_log_counters() {
+	t scontrol create PartitionName=orrery_log Nodes=ALL State=DOWN >/dev/null 2>&1
+	t scontrol delete PartitionName=orrery_log >/dev/null 2>&1
+	sleep 1
+}
+
 SYSPLUGINS=$(dirname "$(ls /usr/lib/*/slurm-wlm/select_cons_tres.so 2>/dev/null | head -n1)")
 HOST=$(hostname -s)
 SP_PIDS=()

@@ -272,6 +272,7 @@ else
 	}
 	# A reconfigure that changes nothing orrery models keeps its model
 	# (the 4 running jobs) instead of reloading it from orrery_state.
+	mark0=$(wc -l <"$BASE/log/slurmctld.log")
 	t scontrol reconfigure
 	sleep 1
 	mark=$(wc -l <"$BASE/log/slurmctld.log")
@@ -288,9 +289,15 @@ else
 	# the full set: the job starts on it without a second cons_tres call.
 	check "busy nodes: cons_tres's own answer was kept (kept_answers ${k0:-?} -> $(kept_counter))" \
 		test "$(kept_counter)" = $(( ${k0:-0} + 1 ))
-	check "busy nodes: the reconfigure before it kept orrery's model of the 4 running jobs" \
-		bash -c "tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: reconfigure changed nothing orrery models; kept its 4 running jobs' &&
-			! tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored '"
+	if sp_reconfigure_restarts; then
+		# Slurm $SP_SLURM_VERSION: reconfigure is a new slurmctld.
+		check "busy nodes: the reconfigure before it (a new slurmctld on $SP_SLURM_VERSION) restored orrery's model of the 4 running jobs" \
+			bash -c "tail -n +$((mark0 + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored 4 jobs from '"
+	else
+		check "busy nodes: the reconfigure before it kept orrery's model of the 4 running jobs" \
+			bash -c "tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: reconfigure changed nothing orrery models; kept its 4 running jobs' &&
+				! tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored '"
+	fi
 	t scancel "$p" "${fill[@]}"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	sp_wait_for 20 all_idle
@@ -345,14 +352,12 @@ else
 	}
 	w1=$(t sbatch --parsable -N4 -n8 -c1 -o /dev/null --wrap 'sleep 60')
 	check "cache: W1 holds 4 whole nodes" wait_running "$w1"
-	t scontrol reconfigure	# logs the counters
-	sleep 1
+	sp_log_counters
 	r0=$(counter run_now_tests) j0=$(counter job_tests) c0=$(counter cons_tres_calls)
 	k0=$(( $(counter rank_hits) + $(counter rank_misses) )) p0=$(counter parses)
 	p=$(t sbatch --parsable -N6 -n6 -c1 -o /dev/null --wrap 'sleep 20')
 	sleep 6		# 3 main-scheduler passes, a backfill cycle
-	t scontrol reconfigure
-	sleep 1
+	sp_log_counters
 	r1=$(counter run_now_tests) j1=$(counter job_tests) c1=$(counter cons_tres_calls)
 	k1=$(( $(counter rank_hits) + $(counter rank_misses) ))
 	check "cache: waiting P (6 nodes, 4 free) is pending" \
@@ -374,8 +379,7 @@ else
 	t scancel "$p"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	sleep 1
-	t scontrol reconfigure	# logs the counters
-	sleep 1
+	sp_log_counters
 	check "cache: no entry left once the cluster is empty (cache_entries=$(counter cache_entries))" \
 		test "$(counter cache_entries)" = 0
 
@@ -410,6 +414,36 @@ else
 	check "off mode places like cons_tres (off: $off_nodes; cons_tres: $ct_nodes)" \
 		test -n "$ct_nodes" -a "$off_nodes" = "$ct_nodes"
 	sed -i 's|^SelectType=.*|SelectType=select/orrery_cons_tres|' "$BASE/etc/slurm.conf"
+
+	# ---------------------------------------------------------- topology/block
+	# Where Slurm has topology/block (23.11+): orrery models the base
+	# blocks as leaf switches under a spine of its own (one line) and
+	# narrows a job to blocks as it does to leaves under topology/tree.
+	if [ -f "$SYSPLUGINS/topology_block.so" ]; then
+		sed -i 's/^mode=.*/mode=enforce/' "$BASE/etc/orrery.conf"
+		sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/block|' "$BASE/etc/slurm.conf"
+		printf 'BlockName=b1 Nodes=o[1-4]\nBlockName=b2 Nodes=o[5-8]\n' >"$BASE/etc/topology.conf"
+		mark=$(wc -l <"$BASE/log/slurmctld.log")
+		sp_stop_slurmds
+		restart_ctld clear
+		sp_start_slurmds o $NNODES
+		sp_wait_for 30 all_idle
+		ba=$(t sbatch --parsable -N2 -n2 -c1 -o /dev/null --wrap 'sleep 20')
+		check "topology/block: a profiled 2-node job starts" wait_running "$ba"
+		sleep 1
+		check "topology/block: slurmctld logged the blocks as orrery's leaves" \
+			bash -c "tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q \"select/orrery: topology/block: 2 blocks are orrery's leaf switches\""
+		check "topology/block: orrery placed it (candidate line, ORR1: period_us=$(orr "$ba" period_us))" \
+			bash -c "grep -qF 'select/orrery: trying JobId=$ba candidate 1/' '$BASE/log/slurmctld.log' && test '$(orr "$ba" period_us)' = 100000"
+		bn=$(field "$ba" NodeList)
+		check "topology/block: its nodes are in one block ($bn)" \
+			bash -c "case '$bn' in o\[[1-4]-[1-4]\]|o\[[1-4],[1-4]\]|o\[[5-8]-[5-8]\]|o\[[5-8],[5-8]\]) exit 0;; esac; exit 1"
+		check "topology/block: no 'cannot model the topology' line" \
+			bash -c "! tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'cannot model the topology'"
+		t scancel "$ba"
+	else
+		echo "skip - topology/block: not in Slurm $SP_SLURM_VERSION"
+	fi
 fi
 
 echo "$pass passed, $failed failed"

@@ -402,12 +402,18 @@ if want restart; then
 	for bad_state in truncated foreign; do
 		slurm_save
 		nrun=$(( NR + ${#ids_k[@]} ))
+		# Node lists read while slurmctld is up: against a dead one each
+		# scontrol waits out its timeout (24.11 retries the connection).
+		declare -A nl_of=()
+		if [ -n "$QUERY" ]; then
+			for j in "${ids[@]}"; do nl_of[$j]=$(field "$j" NodeList); done
+		fi
 		kill -KILL "$CTLD"; wait "$CTLD" 2>/dev/null
 		cp "$STATE" "$BASE/state/orrery_state.before-$bad_state"
 		pin_nodes=
 		if [ -n "$QUERY" ]; then	# as for K: where the running jobs force a shift
 			for j in "${ids[@]}"; do
-				nl=$(field "$j" NodeList)
+				nl=${nl_of[$j]}
 				qj=$(q_shift "$nl" --state "$BASE/state/orrery_state.before-$bad_state")
 				[ -n "$qj" ] && [ "$qj" != 0 ] && { pin_nodes=$nl; break; }
 			done
@@ -545,8 +551,7 @@ if want load; then
 	o_rss0=$B_RSS0 o_rss1=$B_RSS1 o_main=$B_MAIN o_mainmax=$B_MAINMAX o_bf=$B_BF o_bfmax=$B_BFMAX o_secs=$B_SECS
 	o_mainn=$B_MAINN o_bfn=$B_BFN o_cpu=$B_CPU o_bfdepth=$B_BFDEPTH
 	check "load: no fallback to cons_tres" bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'falling back'"
-	t scontrol reconfigure	# logs the counters
-	sleep 1
+	sp_log_counters
 	say "counters: $(counters | sed 's/.*select\/orrery: //')"
 	pl=$(counter placements) jt=$(counter job_tests) jcpu=$(counter job_test_cpu_us) ccpu=$(counter cons_tres_cpu_us)
 	cc=$(counter cons_tres_calls)

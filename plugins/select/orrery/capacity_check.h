@@ -38,8 +38,10 @@ size_t orrery_capacity_check(const orrery_conf_t *c,
 			     const orrery_cap_switch_t *sw, size_t n,
 			     orrery_cap_log_fn log, void *ctx);
 
-/* capacity_check_ctld.c: run it on slurmctld's switch table, logging
- * through Slurm's info()/error().  Never fails. */
-void orrery_capacity_check_ctld(const orrery_conf_t *c);
+/* capacity_check_ctld.c: run it on the switch tree the model is built
+ * from (compat.h), logging through Slurm's info()/error().  Never fails. */
+struct orr_switches;
+void orrery_capacity_check_ctld(const orrery_conf_t *c,
+				const struct orr_switches *tree);
 
 #endif /* ORRERY_CAPACITY_CHECK_H */

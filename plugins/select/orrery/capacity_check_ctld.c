@@ -1,11 +1,11 @@
 /*
- * capacity_check_ctld.c - run the capacity check on slurmctld's
- * topology/tree switch table (called where the plugin builds its topology:
+ * capacity_check_ctld.c - run the capacity check on the switch tree
+ * (compat.h) (called where the plugin builds its topology:
  * at start and after each reconfigure).  Logging only; never fails.
  */
-#include "src/common/slurm_topology.h"
 #include "src/common/xmalloc.h"
-#include "src/slurmctld/slurmctld.h"
+
+#include "compat.h"
 
 #include "capacity_check.h"
 
@@ -14,35 +14,22 @@ static void log_line(void *ctx, const char *line)
 	info("select/orrery: capacity: %s", line);
 }
 
-void orrery_capacity_check_ctld(const orrery_conf_t *c)
+void orrery_capacity_check_ctld(const orrery_conf_t *c,
+				const orr_switches_t *tree)
 {
 	orrery_cap_switch_t *sw;
-	int *parent;
 	size_t n;
 
-	if (switch_record_cnt <= 0 || !switch_record_table)
+	if (!tree || tree->count <= 0)
 		return;
-	n = (size_t) switch_record_cnt;
+	n = (size_t) tree->count;
 	sw = xcalloc(n, sizeof(*sw));
-	parent = xcalloc(n, sizeof(int));
-	for (size_t i = 0; i < n; i++)
-		parent[i] = -1;
 	for (size_t i = 0; i < n; i++) {
-		switch_record_t *s = &switch_record_table[i];
-
-		for (int k = 0; k < s->num_switches && s->switch_index; k++) {
-			int ci = s->switch_index[k];
-
-			if (ci < (int) n)
-				parent[ci] = (int) i;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		switch_record_t *s = &switch_record_table[i];
+		const orr_switch_t *s = &tree->sw[i];
 
 		sw[i].name = s->name;
 		sw[i].level = s->level;
-		sw[i].has_parent = parent[i] >= 0;
+		sw[i].has_parent = s->parent >= 0;
 		/* Slurm's LinkSpeed default is 1: "not given". */
 		sw[i].linkspeed_mbps = s->link_speed > 1 ?
 			(uint64_t) s->link_speed * c->linkspeed_unit_mbps : 0;
@@ -50,6 +37,5 @@ void orrery_capacity_check_ctld(const orrery_conf_t *c)
 	if (orrery_capacity_check(c, sw, n, log_line, NULL) == 0)
 		info("select/orrery: capacity: orrery.conf and topology.conf LinkSpeed agree on %zu switches",
 		     n);
-	xfree(parent);
 	xfree(sw);
 }

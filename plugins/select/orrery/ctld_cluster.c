@@ -1,6 +1,6 @@
 /*
  * ctld_cluster.c - the orrery cluster (topology + running jobs), built
- * lazily from topology/tree's switch_record_table with capacities from
+ * lazily from the topology plugin's switch tree (compat.h) with capacities from
  * orrery.conf; kept across a reconfigure that changes nothing it is
  * built from; its running jobs restored from StateSaveLocation/
  * orrery_state or rebuilt from their ORR1: records, forgotten when
@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "src/common/node_conf.h"
-#include "src/common/slurm_topology.h"
 
 #include "capacity_check.h"
 #include "lib_syms.h"
@@ -32,7 +31,7 @@
 #include "state_saver.h"
 
 /* ------------------------------------------------------------------ */
-/* Topology from topology/tree                                         */
+/* Topology from the switch tree                                        */
 /* ------------------------------------------------------------------ */
 
 void orr_drop_cluster_locked(void)
@@ -47,46 +46,27 @@ void orr_drop_cluster_locked(void)
 	orr_g.build_sig = 0;
 }
 
-/* Build the orrery topology from switch_record_table.  Returns NULL with
- * err filled on anything orrery cannot model (no tree, several roots, a
- * node under two leaves, ...). */
-static orrery_topology_t *build_topology(orrery_error_t *err)
+/* Build the orrery topology from the switch tree (compat.h).  Returns
+ * NULL with err filled on anything orrery cannot model (no tree, several
+ * roots, a node under two leaves, ...). */
+static orrery_topology_t *build_topology(const orr_switches_t *sw,
+					 orrery_error_t *err)
 {
 	orrery_topology_t *t = orrery_topology_new();
-	int *parent = NULL;
 
 	if (!t) {
 		snprintf(err->message, sizeof(err->message), "out of memory");
 		return NULL;
 	}
-	if (switch_record_cnt <= 0 || !switch_record_table) {
-		snprintf(err->message, sizeof(err->message),
-			 "no switches (TopologyPlugin=topology/tree and topology.conf needed)");
-		goto fail;
-	}
-	parent = xcalloc(switch_record_cnt, sizeof(int));
-	for (int i = 0; i < switch_record_cnt; i++)
-		parent[i] = -1;
-	for (int i = 0; i < switch_record_cnt; i++) {
-		switch_record_t *s = &switch_record_table[i];
-
-		for (int c = 0; c < s->num_switches && s->switch_index; c++) {
-			int ci = s->switch_index[c];
-
-			if (ci >= 0 && ci < switch_record_cnt)
-				parent[ci] = i;
-		}
-	}
-	for (int i = 0; i < switch_record_cnt; i++) {
-		switch_record_t *s = &switch_record_table[i];
-		const char *p = parent[i] >= 0 ?
-			switch_record_table[parent[i]].name : NULL;
+	for (int i = 0; i < sw->count; i++) {
+		const orr_switch_t *s = &sw->sw[i];
+		const char *p = s->parent >= 0 ? sw->sw[s->parent].name : NULL;
 
 		if (orrery_topology_add_switch(t, s->name, p, err))
 			goto fail;
 	}
-	for (int i = 0; i < switch_record_cnt; i++) {
-		switch_record_t *s = &switch_record_table[i];
+	for (int i = 0; i < sw->count; i++) {
+		const orr_switch_t *s = &sw->sw[i];
 
 		if (s->level != 0 || !s->node_bitmap)
 			continue;
@@ -104,24 +84,24 @@ static orrery_topology_t *build_topology(orrery_error_t *err)
 	if (orrery_topology_finalize(t, err))
 		goto fail;
 
-	orrery_capacity_check_ctld(&orr_ocnf);	/* log disagreements, once */
+	orrery_capacity_check_ctld(&orr_ocnf, sw); /* log disagreements, once */
 	/* Capacities: topology.conf LinkSpeed (times linkspeed_unit), then
 	 * [uplinks] levelN, then [switch.NAME] (most specific wins). */
 	if (orr_ocnf.node_link_mbps)
 		orrery_topology_set_node_link(t, orr_ocnf.node_link_mbps);
-	for (int i = 0; i < switch_record_cnt; i++) {
-		switch_record_t *s = &switch_record_table[i];
+	for (int i = 0; i < sw->count; i++) {
+		const orr_switch_t *s = &sw->sw[i];
 		uint64_t v = (uint64_t) s->link_speed *
 			orr_ocnf.linkspeed_unit_mbps;
 
-		if (parent[i] >= 0 && s->link_speed > 1 &&
+		if (s->parent >= 0 && s->link_speed > 1 &&
 		    orrery_topology_set_uplink(t, s->name, v, v, err))
 			goto fail;
 	}
 	for (int l = 0; l < ORRERY_CONF_MAX_LEVELS; l++) {
 		uint64_t v = orr_ocnf.level_uplink_mbps[l];
 
-		if (v && l < switch_levels &&
+		if (v && l < sw->levels &&
 		    orrery_topology_set_level_uplink(t, l, v, v, err))
 			goto fail;
 	}
@@ -132,10 +112,8 @@ static orrery_topology_t *build_topology(orrery_error_t *err)
 					       err))
 			goto fail;
 	}
-	xfree(parent);
 	return t;
 fail:
-	xfree(parent);
 	orrery_topology_free(t);
 	return NULL;
 }
@@ -172,13 +150,13 @@ void orr_reconcile_locked(void)
 
 /*
  * Everything the cluster model is built from: orrery.conf's text, the
- * StateSaveLocation, the node table's names in index order and
- * topology/tree's switch records.  `scontrol reconfigure' re-reads them
+ * StateSaveLocation, the node table's names in index order and the
+ * switch tree.  `scontrol reconfigure' re-reads them
  * all; when none changed, the model (with its running jobs) is kept
  * instead of rebuilt from orrery_state.  0 is never returned: it means
  * "rebuild".
  */
-static uint64_t build_signature(void)
+static uint64_t build_signature(const orr_switches_t *sw)
 {
 	uint64_t h = orr_hash_bytes(ORR_HASH_INIT, &orr_conf_hash,
 				    sizeof(orr_conf_hash));
@@ -193,18 +171,15 @@ static uint64_t build_signature(void)
 
 		h = orr_hash_bytes(h, name ? name : "", name ? strlen(name) + 1 : 1);
 	}
-	h = orr_hash_bytes(h, &switch_record_cnt, sizeof(switch_record_cnt));
-	for (int i = 0; switch_record_table && i < switch_record_cnt; i++) {
-		switch_record_t *sw = &switch_record_table[i];
-		uint64_t v[3] = { sw->level, sw->link_speed, sw->num_switches };
+	h = orr_hash_bytes(h, &sw->count, sizeof(sw->count));
+	for (int i = 0; i < sw->count; i++) {
+		const orr_switch_t *s = &sw->sw[i];
+		int64_t v[3] = { s->level, s->link_speed, s->parent };
 
-		h = orr_hash_bytes(h, sw->name ? sw->name : "",
-				   sw->name ? strlen(sw->name) + 1 : 1);
+		h = orr_hash_bytes(h, s->name ? s->name : "",
+				   s->name ? strlen(s->name) + 1 : 1);
 		h = orr_hash_bytes(h, v, sizeof(v));
-		for (int c = 0; sw->switch_index && c < sw->num_switches; c++)
-			h = orr_hash_bytes(h, &sw->switch_index[c],
-					   sizeof(sw->switch_index[c]));
-		h = orr_hash_bitmap(h, sw->node_bitmap);
+		h = orr_hash_bitmap(h, s->node_bitmap);
 	}
 	return h ? h : 1;
 }
@@ -251,7 +226,16 @@ bool orr_ensure_cluster_locked(void)
 	}
 	if (!orr_g.need_build && orr_g.slurm_nodes == node_record_count)
 		return orr_g.cluster != NULL;
-	sig = build_signature();
+	/* The switch tree is read again at every build: it belongs to the
+	 * topology plugin, which a reconfigure rebuilds. */
+	orr_compat_switches_free(&orr_g.switches);
+	if (orr_compat_switches(&orr_g.switches, err.message,
+				sizeof(err.message))) {
+		orr_drop_cluster_locked();
+		orr_g.need_build = false;
+		goto fail;
+	}
+	sig = build_signature(&orr_g.switches);
 	if (orr_g.cluster && sig == orr_g.build_sig) {
 		orr_g.need_build = false;
 		if (orr_debug())
@@ -266,7 +250,7 @@ bool orr_ensure_cluster_locked(void)
 	orr_g.topo_version++;
 	orr_bump_version_locked();
 
-	if (!(t = build_topology(&err)))
+	if (!(t = build_topology(&orr_g.switches, &err)))
 		goto fail;
 	orrery_cluster_opts_default(&opts);
 	opts.max_candidates = orr_ocnf.candidates;
@@ -317,7 +301,7 @@ bool orr_ensure_cluster_locked(void)
 					    (int64_t) time(NULL) * 1000000);
 	recovered = recover_locked(!loaded, state_bad);
 	info("select/orrery: topology of %d switches, %zu nodes; epoch %"PRId64" us",
-	     switch_record_cnt, orr_g.orr_nodes,
+	     orr_g.switches.count, orr_g.orr_nodes,
 	     orrery_cluster_epoch_us(orr_g.cluster));
 	orr_g.build_failed = false;
 	orr_g.build_sig = sig;

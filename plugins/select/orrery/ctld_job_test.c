@@ -22,7 +22,6 @@
 #include "ctld_state.h"
 
 #include "src/common/node_conf.h"
-#include "src/common/select.h"
 
 #include "free_cpus.h"
 #include "options.h"
@@ -35,9 +34,7 @@
 static int delegate(orrery_job_test_args_t *a, bitstr_t *bitmap)
 {
 	uint64_t c0 = orr_cpu_ns(), t0 = orr_now_ns();
-	int rc = a->delegate(a->job_ptr, bitmap, a->min_nodes, a->max_nodes,
-			     a->req_nodes, a->mode, a->preemptee_candidates,
-			     a->preemptee_job_list, a->exc_core_bitmap);
+	int rc = a->delegate(a, bitmap);
 
 	__atomic_fetch_add(&orr_stats.ct_ns, orr_now_ns() - t0, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&orr_stats.ct_cpu_ns, orr_cpu_ns() - c0, __ATOMIC_RELAXED);
@@ -49,7 +46,7 @@ static int delegate(orrery_job_test_args_t *a, bitstr_t *bitmap)
  * version: cores held by reservations and the job's size. */
 static uint64_t req_hash(const orrery_job_test_args_t *a)
 {
-	struct job_details *d = a->job_ptr->details;
+	job_details_t *d = a->job_ptr->details;
 	uint64_t v[7] = {
 		a->max_nodes, a->req_nodes,
 		d ? d->min_cpus : 0, d ? d->max_cpus : 0,
@@ -57,8 +54,8 @@ static uint64_t req_hash(const orrery_job_test_args_t *a)
 		d ? d->pn_min_memory : 0,
 	};
 
-	return orr_hash_bytes(orr_hash_bitmap(ORR_HASH_INIT, a->exc_core_bitmap),
-			      v, sizeof(v));
+	return orr_hash_bytes(a->hash_exclusions(a, ORR_HASH_INIT), v,
+			      sizeof(v));
 }
 
 /*

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "src/slurmctld/slurmctld.h"
+#include "compat.h"
 
 #include "orrery.h"
 #include "orrery_conf.h"
@@ -32,6 +32,7 @@
 /* The cluster model and its mapping onto Slurm's node table. */
 struct orr_ctld_model {
 	orrery_cluster_t *cluster;	/* NULL: not built / pass-through */
+	orr_switches_t switches;	/* the tree it was built from */
 	bool need_build;
 	bool build_failed;		/* logged once per reconfigure */
 	int slurm_nodes;		/* node_record_count at build */

@@ -48,12 +48,12 @@ static void add_job_cpus(const job_record_t *job_ptr, uint32_t *used,
 }
 
 bitstr_t *orr_nodes_with_free_cpus(bitstr_t *offered, uint32_t need,
-				   List jobs)
+				   list_t *jobs)
 {
 	int n_nodes = MIN(node_record_count, (int) bit_size(offered));
 	uint32_t *used;
 	bitstr_t *fit;
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job_ptr;
 
 	if (!jobs)

@@ -6,7 +6,7 @@
 #ifndef ORRERY_FREE_CPUS_H
 #define ORRERY_FREE_CPUS_H
 
-#include "src/slurmctld/slurmctld.h"
+#include "compat.h"
 
 /*
  * Nodes of `offered' with at least `need' CPUs that no running or
@@ -16,6 +16,6 @@
  * slurmctld).
  */
 bitstr_t *orr_nodes_with_free_cpus(bitstr_t *offered, uint32_t need,
-				   List jobs);
+				   list_t *jobs);
 
 #endif /* ORRERY_FREE_CPUS_H */

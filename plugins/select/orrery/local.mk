@@ -11,7 +11,8 @@ if HAVE_SLURM_SOURCE
 orreryselectdir = $(slurm_plugindir)
 orreryselect_LTLIBRARIES = plugins/select/orrery/select_orrery_cons_tres.la
 plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
-	plugins/select/orrery/select_orrery.c \
+	plugins/select/orrery/compat.h \
+	plugins/select/orrery/compat_forward.h \
 	plugins/select/orrery/orrery_ctld.c \
 	plugins/select/orrery/orrery_ctld.h \
 	plugins/select/orrery/ctld_state.c \
@@ -41,6 +42,15 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/channel.h \
 	plugins/channel/channel_record.c \
 	plugins/channel/channel_record.h
+# The Slurm-facing side of the release configure found (compat.h).
+if SLURM_2205
+plugins_select_orrery_select_orrery_cons_tres_la_SOURCES += \
+	plugins/select/orrery/compat_2205.c
+endif
+if SLURM_2411
+plugins_select_orrery_select_orrery_cons_tres_la_SOURCES += \
+	plugins/select/orrery/compat_2411.c
+endif
 plugins_select_orrery_select_orrery_cons_tres_la_CPPFLAGS = \
 	$(ORRERY_SELECT_CPPFLAGS) -I$(top_srcdir)/plugins/channel $(GLIB_CFLAGS)
 # Slurm's headers are not -Wextra clean.
@@ -55,6 +65,10 @@ plugins_select_orrery_select_orrery_cons_tres_la_LDFLAGS = $(AM_LDFLAGS) \
 EXTRA_plugins_select_orrery_select_orrery_cons_tres_la_DEPENDENCIES = \
 	plugins/select/orrery/select_orrery.map
 endif
+
+# Every release's file ships in the tarball, whichever this build uses.
+EXTRA_DIST += plugins/select/orrery/compat_2205.c \
+	plugins/select/orrery/compat_2411.c
 
 # orrery.conf parser: plain C + GLib, unit-tested without Slurm.
 if HAVE_CMOCKA

@@ -26,14 +26,14 @@
 
 #include "src/common/bitstring.h"
 #include "src/common/node_conf.h"
-#include "src/common/slurm_topology.h"
+#include "ctld_state.h"
 
 #include "options.h"
 
 const char *orr_option_unkept(const job_record_t *job_ptr,
-			      List preemptee_candidates)
+			      list_t *preemptee_candidates)
 {
-	const struct job_details *d = job_ptr->details;
+	const job_details_t *d = job_ptr->details;
 
 	if (d && d->contiguous)
 		return "option:contiguous";
@@ -51,10 +51,11 @@ int orr_leaf_switch_count(bitstr_t *nodes)
 {
 	int n = 0;
 
-	if (!nodes || !switch_record_table)
+	if (!nodes)
 		return 0;
-	for (int i = 0; i < switch_record_cnt; i++) {
-		switch_record_t *s = &switch_record_table[i];
+	/* The tree the model was built from (the caller holds the lock). */
+	for (int i = 0; i < orr_g.switches.count; i++) {
+		const orr_switch_t *s = &orr_g.switches.sw[i];
 
 		if (s->level == 0 && s->node_bitmap &&
 		    bit_size(s->node_bitmap) == bit_size(nodes) &&

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "src/slurmctld/slurmctld.h"
+#include "compat.h"
 
 /* Longest fallback reason kept for the job's record ("option:..."). */
 #define ORR_REASON_MAX 40
@@ -22,7 +22,7 @@
  * the job has is kept by the answer check below.
  */
 const char *orr_option_unkept(const job_record_t *job_ptr,
-			      List preemptee_candidates);
+			      list_t *preemptee_candidates);
 
 /* Leaf switches (topology/tree level 0) that hold a node of `nodes'. */
 int orr_leaf_switch_count(bitstr_t *nodes);

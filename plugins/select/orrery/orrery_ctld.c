@@ -61,6 +61,7 @@ void orrery_ctld_fini(void)
 	orr_saver_stop();	/* written before slurmctld exits */
 	orr_drop_cluster_locked();
 	orr_channel_fini();
+	orr_compat_switches_free(&orr_g.switches);
 	orr_cache_free(orr_g.cache);
 	orr_g.cache = NULL;
 	xfree(orr_g.state_path);
@@ -82,6 +83,22 @@ void orrery_ctld_reconfigure(void)
 	slurm_mutex_unlock(&orr_ctld_lock);
 }
 
+/*
+ * slurmctld's save_all_state (select_p_state_save): at shutdown, every
+ * PERIODIC_CHECKPOINT, and on 24.05+ just before `scontrol reconfigure'
+ * re-executes slurmctld, which never calls the plugin's fini then.  The
+ * counters and orrery_state are written here, so that both outlive the
+ * process (the saver thread is joined; the next save starts it again).
+ */
+void orrery_ctld_state_save(void)
+{
+	slurm_mutex_lock(&orr_ctld_lock);
+	orr_log_stats_locked(true);
+	orr_save_state_locked();
+	slurm_mutex_unlock(&orr_ctld_lock);
+	orr_saver_stop();
+}
+
 void orrery_ctld_topology_changed(void)
 {
 	slurm_mutex_lock(&orr_ctld_lock);
@@ -97,9 +114,9 @@ void orrery_ctld_state_changed(void)
 	slurm_mutex_unlock(&orr_ctld_lock);
 }
 
-void orrery_ctld_job_init(List job_list)
+void orrery_ctld_job_init(list_t *job_list)
 {
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *job_ptr;
 	size_t cap = job_list ? list_count(job_list) : 0;
 

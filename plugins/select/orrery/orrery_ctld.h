@@ -8,35 +8,20 @@
 #ifndef ORRERY_CTLD_H
 #define ORRERY_CTLD_H
 
-#include "src/slurmctld/slurmctld.h"
+#include "compat.h"
 
-typedef int (*orrery_delegate_test_fn)(job_record_t *job_ptr,
-				       bitstr_t *bitmap, uint32_t min_nodes,
-				       uint32_t max_nodes, uint32_t req_nodes,
-				       uint16_t mode,
-				       List preemptee_candidates,
-				       List *preemptee_job_list,
-				       bitstr_t *exc_core_bitmap);
-
-typedef struct orrery_job_test_args {
-	job_record_t *job_ptr;
-	bitstr_t *bitmap;
-	uint32_t min_nodes, max_nodes, req_nodes;
-	uint16_t mode;
-	List preemptee_candidates;
-	List *preemptee_job_list;
-	bitstr_t *exc_core_bitmap;
-	orrery_delegate_test_fn delegate;	/* cons_tres's job_test */
-} orrery_job_test_args_t;
+/* orrery_job_test_args_t: compat.h (its fields differ by release). */
 
 void orrery_ctld_init(void);
 void orrery_ctld_fini(void);
 void orrery_ctld_reconfigure(void);
+/* select_p_state_save: counters and orrery_state written, synchronously. */
+void orrery_ctld_state_save(void);
 void orrery_ctld_topology_changed(void);
 /* Allocations changed outside job_begin/job_fini (suspend, resume, node
  * resources): cached rankings and cons_tres answers are stale. */
 void orrery_ctld_state_changed(void);
-void orrery_ctld_job_init(List job_list);
+void orrery_ctld_job_init(list_t *job_list);
 int orrery_ctld_job_test(orrery_job_test_args_t *a);
 void orrery_ctld_job_begin(job_record_t *job_ptr);
 void orrery_ctld_job_fini(job_record_t *job_ptr);

@@ -16,9 +16,8 @@
 #include "slurm/slurm.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/bitstring.h"
-#include "src/common/list.h"
 #include "src/common/xmalloc.h"
-#include "src/slurmctld/slurmctld.h"
+#include "compat.h"
 
 #include "admin_record.h"
 #include "lib_syms.h"
@@ -38,9 +37,9 @@ static bool known(orrery_cluster_t *c, uint32_t id)
 }
 
 /* The epoch most records carry (ties: the earliest), or 0 if none. */
-static int64_t common_epoch(List jobs)
+static int64_t common_epoch(list_t *jobs)
 {
-	ListIterator it = list_iterator_create(jobs);
+	list_itr_t *it = list_iterator_create(jobs);
 	job_record_t *j;
 	int64_t best = 0;
 	size_t best_n = 0, n = 0, cap = 0;
@@ -137,7 +136,7 @@ void orr_recover_jobs(orrery_cluster_t *c, void *jobs, const long *slurm2orr,
 		      int slurm_nodes, int adopt_epoch,
 		      orr_recover_result_t *res)
 {
-	ListIterator it;
+	list_itr_t *it;
 	job_record_t *j;
 	int64_t epoch;
 
@@ -148,7 +147,7 @@ void orr_recover_jobs(orrery_cluster_t *c, void *jobs, const long *slurm2orr,
 	    (epoch = common_epoch(jobs)) > 0)
 		orrery_cluster_set_epoch_us(c, epoch);
 	epoch = orrery_cluster_epoch_us(c);
-	it = list_iterator_create((List) jobs);
+	it = list_iterator_create((list_t *) jobs);
 	while ((j = list_next(it))) {
 		char why[160] = "cannot be modelled";
 		int rc;

@@ -1,48 +1,17 @@
 /*
- * select_orrery.c - select/orrery_cons_tres: network-aware placement on top
- * of select/cons_tres.
- *
- * Every select_p_* call is forwarded to cons_tres, loaded as a second
- * plugin context the way select/cray_aries wraps it (src/plugins/select/
- * other/).  Only slurmctld does anything more: job_test may narrow the
- * candidate node bitmap to the set orrery ranks best before cons_tres sees
- * it, job_begin/job_fini keep orrery's record of running jobs and their
- * time shifts (orrery_ctld.c).  Every orrery failure degrades to plain
- * cons_tres for that job.
- *
- * The type string contains "cons_tres" on purpose: Slurm 22.05 enables
- * MaxNodeCount, dynamic nodes (scontrol create node, slurmd -Z) and
- * heterogeneous GRES on job expansion by xstrstr(SelectType, "cons_tres").
- *
- * This file is built against the configured Slurm source tree of exactly
- * the installed version (contrib/slurm-source/fetch): Slurm checks
- * plugin_version to the micro release.
+ * compat_forward.h - the select_p_* entry points (and init/fini) whose
+ * signatures are the same in Slurm 22.05 and 24.11: each forwards to
+ * select/cons_tres, with orrery's slurmctld hooks around the calls that
+ * change allocations.  Not a header of declarations: it is included once,
+ * by the release's compat_MMmm.c, after that file has defined
+ *   ops               its release's slurm_select_ops_t, filled by init()
+ *   node_select_syms  the symbol names in ops order
+ *   g_context, in_ctld, plugin_type
+ * A release whose signature of one of these differs defines that one
+ * itself and stops including this file for it (or includes a copy).
  */
-#include "config.h"	/* Slurm's, found first via -iquote */
-
-#include <pthread.h>
-#include <stdbool.h>
-
-#include "slurm/slurm.h"
-#include "src/common/slurm_xlator.h"
-#include "src/common/plugin.h"
-#include "src/common/select.h"
-#include "src/common/run_in_daemon.h"
-#include "src/slurmctld/slurmctld.h"
-
-#include "orrery_ctld.h"
-
-/* Not one of Slurm's SELECT_PLUGIN_* ids (101..110); see select-orrery.8. */
-#define ORRERY_SELECT_PLUGIN_ID 171
-
-const char plugin_name[] = "orrery network-aware placement over cons_tres";
-const char plugin_type[] = "select/orrery_cons_tres";
-const uint32_t plugin_id = ORRERY_SELECT_PLUGIN_ID;
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
-
-static slurm_select_ops_t ops;	/* cons_tres's entry points */
-static plugin_context_t *g_context;
-static bool in_ctld;
+#ifndef ORRERY_COMPAT_FORWARD_H
+#define ORRERY_COMPAT_FORWARD_H
 
 extern int init(void)
 {
@@ -76,6 +45,8 @@ extern int fini(void)
 
 extern int select_p_state_save(char *dir_name)
 {
+	if (in_ctld)
+		orrery_ctld_state_save();
 	return (*ops.state_save)(dir_name);
 }
 
@@ -84,7 +55,7 @@ extern int select_p_state_restore(char *dir_name)
 	return (*ops.state_restore)(dir_name);
 }
 
-extern int select_p_job_init(List job_list)
+extern int select_p_job_init(list_t *job_list)
 {
 	int rc = (*ops.job_init)(job_list);
 
@@ -100,41 +71,6 @@ extern int select_p_node_init(void)
 	if (in_ctld)
 		orrery_ctld_topology_changed();	/* node table rebuilt */
 	return rc;
-}
-
-static int delegate_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
-			     uint32_t min_nodes, uint32_t max_nodes,
-			     uint32_t req_nodes, uint16_t mode,
-			     List preemptee_candidates,
-			     List *preemptee_job_list,
-			     bitstr_t *exc_core_bitmap)
-{
-	return (*ops.job_test)(job_ptr, bitmap, min_nodes, max_nodes,
-			       req_nodes, mode, preemptee_candidates,
-			       preemptee_job_list, exc_core_bitmap);
-}
-
-extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap,
-			     uint32_t min_nodes, uint32_t max_nodes,
-			     uint32_t req_nodes, uint16_t mode,
-			     List preemptee_candidates,
-			     List *preemptee_job_list,
-			     bitstr_t *exc_core_bitmap)
-{
-	orrery_job_test_args_t a = {
-		.job_ptr = job_ptr, .bitmap = bitmap, .min_nodes = min_nodes,
-		.max_nodes = max_nodes, .req_nodes = req_nodes, .mode = mode,
-		.preemptee_candidates = preemptee_candidates,
-		.preemptee_job_list = preemptee_job_list,
-		.exc_core_bitmap = exc_core_bitmap,
-		.delegate = delegate_job_test,
-	};
-
-	if (in_ctld)
-		return orrery_ctld_job_test(&a);
-	return delegate_job_test(job_ptr, bitmap, min_nodes, max_nodes,
-				 req_nodes, mode, preemptee_candidates,
-				 preemptee_job_list, exc_core_bitmap);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
@@ -169,11 +105,6 @@ extern int select_p_job_resized(job_record_t *job_ptr,
 	if (in_ctld)
 		orrery_ctld_job_fini(job_ptr);
 	return (*ops.job_resized)(job_ptr, node_ptr);
-}
-
-extern int select_p_job_signal(job_record_t *job_ptr, int signal)
-{
-	return (*ops.job_signal)(job_ptr, signal);
 }
 
 extern int select_p_job_fini(job_record_t *job_ptr)
@@ -301,29 +232,10 @@ extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
 	return (*ops.jobinfo_unpack)(jobinfo, buffer, protocol_version);
 }
 
-extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
-					    char *buf, size_t size, int mode)
-{
-	return (*ops.jobinfo_sprint)(jobinfo, buf, size, mode);
-}
-
-extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
-					     int mode)
-{
-	return (*ops.jobinfo_xstrdup)(jobinfo, mode);
-}
-
 extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 					 job_record_t *job_ptr, void *data)
 {
 	return (*ops.get_info_from_plugin)(dinfo, job_ptr, data);
-}
-
-extern int select_p_update_node_config(int index)
-{
-	if (in_ctld)
-		orrery_ctld_state_changed();
-	return (*ops.update_node_config)(index);
 }
 
 extern int select_p_reconfigure(void)
@@ -335,11 +247,4 @@ extern int select_p_reconfigure(void)
 	return rc;
 }
 
-extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
-				    uint32_t node_cnt,
-				    bitstr_t *avail_bitmap,
-				    bitstr_t **core_bitmap)
-{
-	return (*ops.resv_test)(resv_desc_ptr, node_cnt, avail_bitmap,
-				core_bitmap);
-}
+#endif /* ORRERY_COMPAT_FORWARD_H */
