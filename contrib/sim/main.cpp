@@ -33,12 +33,12 @@ const char *kAllPolicies = "ideal,default,random,orrery-place,orrery,cassini,mlt
 void usage(FILE *f)
 {
 	std::fprintf(f,
-		"usage: orrery-sim [--scenario testbed|large] [--trace FILE]\n"
+		"usage: orrery-sim [--scenario testbed|large|clos-ecmp] [--trace FILE]\n"
 		"                  [--policies LIST] [--seeds N] [--seed S]\n"
 		"                  [--load L] [--hours H] [--sizes MIX] [--models MIX]\n"
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
-		"                  [--realign-delay S]\n"
+		"                  [--realign-delay S] [--uplink-links K] [--flows N]\n"
 		"                  [--leaves N] [--nodes-per-leaf N] [--node-link-mbps R]\n"
 		"                  [--out DIR] [--threads N] [--quiet]\n"
 		"                  [--list-models]\n"
@@ -101,9 +101,9 @@ int run(int argc, char **argv)
 	bool quiet = false, list = false;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
 	double os_leaf = -1, os_pod = -1, realign_delay = 5;
-	long leaves = -1, per_leaf = -1, node_link = -1;
+	long leaves = -1, per_leaf = -1, node_link = -1, uplink_links = -1, flows = -1;
 	std::string sizes, models;
-	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK };
+	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -126,6 +126,8 @@ int run(int argc, char **argv)
 		{"leaves", required_argument, nullptr, O_LEAVES},
 		{"nodes-per-leaf", required_argument, nullptr, O_PERLEAF},
 		{"node-link-mbps", required_argument, nullptr, O_NLINK},
+		{"uplink-links", required_argument, nullptr, O_ULINKS},
+		{"flows", required_argument, nullptr, O_FLOWS},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -162,6 +164,16 @@ int run(int argc, char **argv)
 		case O_LEAVES: leaves = (long)num(optarg, "--leaves"); break;
 		case O_PERLEAF: per_leaf = (long)num(optarg, "--nodes-per-leaf"); break;
 		case O_NLINK: node_link = (long)num(optarg, "--node-link-mbps"); break;
+		case O_ULINKS:
+			uplink_links = (long)num(optarg, "--uplink-links");
+			if (uplink_links < 1 || uplink_links > 1024)
+				throw std::runtime_error("--uplink-links: 1 to 1024 parallel links");
+			break;
+		case O_FLOWS:
+			flows = (long)num(optarg, "--flows");
+			if (flows < 1 || flows > 4096)
+				throw std::runtime_error("--flows: 1 to 4096 flows per job per uplink");
+			break;
 		case 'o': out_dir = optarg; break;
 		case 'j': threads = (unsigned)num(optarg, "--threads"); break;
 		case 'q': quiet = true; break;
@@ -217,6 +229,19 @@ int run(int argc, char **argv)
 		throw std::runtime_error("the model catalogue is empty; give --models");
 
 	TopologyPtr topo = generate_topology(sc.fabric);
+	if (uplink_links > 0)
+		sc.leaf_links = (uint32_t)uplink_links;
+	if (flows > 0)
+		sc.flows = (uint32_t)flows;
+	{
+		orrery_error_t err{};
+		if (sc.leaf_links > 1)
+			check(orrery_topology_set_level_uplink_links(topo.get(), 0,
+					sc.leaf_links, &err), err, "--uplink-links");
+		if (sc.flows > 0)
+			check(orrery_topology_set_flows(topo.get(), sc.flows, &err),
+			      err, "--flows");
+	}
 	Fabric fabric = fabric_from_topology(topo.get());
 	ProfileTable profiles(sc.gpus_per_node, sc.fabric.node_link_mbps);
 
@@ -291,6 +316,7 @@ int run(int argc, char **argv)
 				EngineOptions eo;
 				eo.progress = !quiet;
 				eo.realign_delay = realign_delay;
+				eo.ecmp_seed = seed_list[t.k];
 				eo.label = policies[t.p] + " seed " +
 					   std::to_string(seed_list[t.k]);
 				Engine e(fabric, *pol, eo);
@@ -316,7 +342,9 @@ int run(int argc, char **argv)
 	if (!failure.empty())
 		throw std::runtime_error(failure);
 
+	rep.fabric = &fabric;
 	rep.print_table(stdout);
+	rep.print_links(stdout);
 	if (!out_dir.empty()) {
 		mkdir(out_dir.c_str(), 0777);
 		// Without gnuplot the CSV files and the script are still there
