@@ -22,6 +22,7 @@
 #include "engine.hpp"
 #include "metrics.hpp"
 #include "policies.hpp"
+#include "whatif.hpp"
 #include "workload.hpp"
 
 using namespace sim;
@@ -39,6 +40,8 @@ void usage(FILE *f)
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--realign-delay S] [--uplink-links K] [--flows N]\n"
+		"                  [--topology FILE [--orrery-conf FILE] [--sacct FILE]\n"
+		"                   [--default-profile SPEC]] [--gpus-per-node G]\n"
 		"                  [--leaves N] [--nodes-per-leaf N] [--node-link-mbps R]\n"
 		"                  [--out DIR] [--threads N] [--quiet]\n"
 		"                  [--list-models]\n"
@@ -102,8 +105,10 @@ int run(int argc, char **argv)
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
 	double os_leaf = -1, os_pod = -1, realign_delay = 5;
 	long leaves = -1, per_leaf = -1, node_link = -1, uplink_links = -1, flows = -1;
-	std::string sizes, models;
-	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS };
+	std::string sizes, models, site_topo, site_conf, sacct, def_profile;
+	long gpn = -1;
+	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
+	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -128,6 +133,11 @@ int run(int argc, char **argv)
 		{"node-link-mbps", required_argument, nullptr, O_NLINK},
 		{"uplink-links", required_argument, nullptr, O_ULINKS},
 		{"flows", required_argument, nullptr, O_FLOWS},
+		{"topology", required_argument, nullptr, O_TOPO},
+		{"orrery-conf", required_argument, nullptr, O_OCONF},
+		{"sacct", required_argument, nullptr, O_SACCT},
+		{"default-profile", required_argument, nullptr, O_DEFPROF},
+		{"gpus-per-node", required_argument, nullptr, O_GPN},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -173,6 +183,15 @@ int run(int argc, char **argv)
 			flows = (long)num(optarg, "--flows");
 			if (flows < 1 || flows > 4096)
 				throw std::runtime_error("--flows: 1 to 4096 flows per job per uplink");
+			break;
+		case O_TOPO: site_topo = optarg; break;
+		case O_OCONF: site_conf = optarg; break;
+		case O_SACCT: sacct = optarg; break;
+		case O_DEFPROF: def_profile = optarg; break;
+		case O_GPN:
+			gpn = (long)num(optarg, "--gpus-per-node");
+			if (gpn < 1 || gpn > 1024)
+				throw std::runtime_error("--gpus-per-node: 1 to 1024");
 			break;
 		case 'o': out_dir = optarg; break;
 		case 'j': threads = (unsigned)num(optarg, "--threads"); break;
@@ -228,7 +247,30 @@ int run(int argc, char **argv)
 	if (sc.gen.models.empty() && trace.empty())
 		throw std::runtime_error("the model catalogue is empty; give --models");
 
-	TopologyPtr topo = generate_topology(sc.fabric);
+	if (site_topo.empty() && (!site_conf.empty() || !sacct.empty() ||
+				  !def_profile.empty()))
+		throw std::runtime_error("--orrery-conf, --sacct and --default-profile "
+					 "need --topology FILE (the site's topology.conf)");
+	if (!sacct.empty() && !trace.empty())
+		throw std::runtime_error("give --sacct or --trace, not both");
+	if (gpn > 0)
+		sc.gpus_per_node = (uint32_t)gpn;
+	TopologyPtr topo;
+	Site site;
+	if (!site_topo.empty()) {
+		// The site's own fabric (WHAT-IF in orrery-sim(1)).
+		site = load_site(SiteOptions{site_topo, site_conf, def_profile});
+		topo = std::move(site.topo);
+		sc.name = "site";
+		sc.description = site.description;
+		sc.fabric.node_link_mbps = site.node_link_mbps;
+		if (gpn <= 0)
+			sc.gpus_per_node = 8;
+		sc.leaf_links = 1;  // orrery.conf says, not the scenario
+		sc.flows = 0;
+	} else {
+		topo = generate_topology(sc.fabric);
+	}
 	if (uplink_links > 0)
 		sc.leaf_links = (uint32_t)uplink_links;
 	if (flows > 0)
@@ -260,7 +302,21 @@ int run(int argc, char **argv)
 			throw std::runtime_error("cannot open trace " + trace);
 		fixed = read_trace(in, trace);
 	}
-	for (unsigned k = 0; k < seeds; k++) {
+	History hist;
+	if (!sacct.empty()) {
+		std::ifstream in(sacct);
+		if (!in)
+			throw std::runtime_error("cannot open " + sacct);
+		hist = read_sacct(in, sacct, (uint32_t)fabric.nodes(),
+				  site.default_profile, profiles);
+		if (!write_tr.empty())
+			throw std::runtime_error("--write-trace: not with --sacct");
+	}
+	for (unsigned k = 0; k < seeds && !sacct.empty(); k++) {
+		seed_list.push_back(seed0 + k);
+		workloads.push_back(hist.jobs);
+	}
+	for (unsigned k = 0; k < seeds && sacct.empty(); k++) {
 		uint64_t s = seed0 + k;
 		seed_list.push_back(s);
 		std::vector<TraceRow> rows = fixed;
@@ -279,7 +335,8 @@ int run(int argc, char **argv)
 	}
 
 	Report rep;
-	rep.title = trace.empty() ? sc.name : sc.name + " / " + trace;
+	rep.title = !sacct.empty() ? sc.name + " / " + sacct
+		  : trace.empty() ? sc.name : sc.name + " / " + trace;
 	rep.policies = policies;
 	rep.seeds = seed_list;
 	if (!quiet) {
@@ -343,6 +400,19 @@ int run(int argc, char **argv)
 		throw std::runtime_error(failure);
 
 	rep.fabric = &fabric;
+	if (!sacct.empty()) {
+		std::printf("site: %s\n", sc.description.c_str());
+		std::printf("history: %s: %zu jobs replayed over %.1f days (%zu with "
+			    "orrery's ORR1: record, %zu with the default profile, %zu "
+			    "without a profile: run without traffic), %zu skipped, %zu "
+			    "job step lines not jobs\n", sacct.c_str(), hist.jobs.size(),
+			    hist.span_s / 86400, hist.with_record, hist.with_default,
+			    hist.no_profile, hist.skipped.size(), hist.steps);
+		for (const Skipped &k : hist.skipped)
+			std::printf("skipped: %s:%zu: job %s: %s\n", sacct.c_str(), k.line,
+				    k.job_id.c_str(), k.reason.c_str());
+		std::printf("\n");
+	}
 	rep.print_table(stdout);
 	rep.print_links(stdout);
 	if (!out_dir.empty()) {
