@@ -259,8 +259,8 @@ int orrery_topology_set_uplink_links(orrery_topology_t *t, const char *sw,
 int orrery_topology_set_level_uplink_links(orrery_topology_t *t, int level,
 					   uint32_t links, orrery_error_t *err);
 uint32_t orrery_topology_uplink_links(const orrery_topology_t *t, size_t i);
-/* Flows a job sends across an uplink when its profile does not say
- * (flows=N in the profile spec): 1..4096, default 2. */
+/* Flows a job sends across an uplink (ECMP hashing): 1..4096, default 2.
+ * One count for every job (profiles cannot set their own yet). */
 int orrery_topology_set_flows(orrery_topology_t *t, uint32_t flows,
 			      orrery_error_t *err);
 uint32_t orrery_topology_flows(const orrery_topology_t *t);
