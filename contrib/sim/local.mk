@@ -53,6 +53,8 @@ endif
 TESTS += tests/sim/cli-trace.sh
 EXTRA_DIST += tests/sim/cli-trace.sh
 TESTS += tests/sim/cli-whatif.sh
+# The placement fidelity replay needs a cluster: tests/run-all.sh runs it.
+EXTRA_DIST += tests/fidelity/run.sh
 EXTRA_DIST += tests/sim/cli-whatif.sh tests/data/whatif/topology.conf \
 	tests/data/whatif/orrery.conf tests/data/whatif/sacct-good.txt \
 	tests/data/whatif/sacct-bad-time.txt tests/data/whatif/sacct-bad-fields.txt \

@@ -42,6 +42,7 @@ void usage(FILE *f)
 		"                  [--realign-delay S] [--uplink-links K] [--flows N]\n"
 		"                  [--topology FILE [--orrery-conf FILE] [--sacct FILE]\n"
 		"                   [--default-profile SPEC]] [--gpus-per-node G]\n"
+		"                  [--topology FILE --fidelity POLICY=SACCT_FILE...]\n"
 		"                  [--leaves N] [--nodes-per-leaf N] [--node-link-mbps R]\n"
 		"                  [--out DIR] [--threads N] [--quiet]\n"
 		"                  [--list-models]\n"
@@ -106,9 +107,10 @@ int run(int argc, char **argv)
 	double os_leaf = -1, os_pod = -1, realign_delay = 5;
 	long leaves = -1, per_leaf = -1, node_link = -1, uplink_links = -1, flows = -1;
 	std::string sizes, models, site_topo, site_conf, sacct, def_profile;
+	std::vector<std::pair<std::string, std::string>> fidelity;
 	long gpn = -1;
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
-	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN };
+	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -138,6 +140,7 @@ int run(int argc, char **argv)
 		{"sacct", required_argument, nullptr, O_SACCT},
 		{"default-profile", required_argument, nullptr, O_DEFPROF},
 		{"gpus-per-node", required_argument, nullptr, O_GPN},
+		{"fidelity", required_argument, nullptr, O_FID},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -188,6 +191,14 @@ int run(int argc, char **argv)
 		case O_OCONF: site_conf = optarg; break;
 		case O_SACCT: sacct = optarg; break;
 		case O_DEFPROF: def_profile = optarg; break;
+		case O_FID: {
+			std::string v = optarg;
+			size_t k = v.find('=');
+			if (k == std::string::npos || k == 0 || k + 1 == v.size())
+				throw std::runtime_error("--fidelity: POLICY=SACCT_FILE");
+			fidelity.emplace_back(v.substr(0, k), v.substr(k + 1));
+			break;
+		}
 		case O_GPN:
 			gpn = (long)num(optarg, "--gpus-per-node");
 			if (gpn < 1 || gpn > 1024)
@@ -287,6 +298,28 @@ int run(int argc, char **argv)
 	Fabric fabric = fabric_from_topology(topo.get());
 	ProfileTable profiles(sc.gpus_per_node, sc.fabric.node_link_mbps);
 
+	if (!fidelity.empty()) {
+		if (site_topo.empty())
+			throw std::runtime_error("--fidelity needs --topology FILE");
+		std::string line = "placement fidelity:";
+		for (size_t i = 0; i < fidelity.size(); i++) {
+			const auto &[pname, file] = fidelity[i];
+			std::ifstream in(file);
+			if (!in)
+				throw std::runtime_error("cannot open " + file);
+			History h = read_sacct(in, file, (uint32_t)fabric.nodes(),
+					       site.default_profile, profiles);
+			for (const Skipped &k : h.skipped)
+				std::printf("skipped: %s:%zu: job %s: %s\n", file.c_str(),
+					    k.line, k.job_id.c_str(), k.reason.c_str());
+			auto pol = make_policy(pname, fabric, topo.get(), profiles, seed0);
+			Fidelity f = placement_fidelity(pname, *pol, topo.get(), h, file, stdout);
+			line += (i ? ", " : " ") + pname + " " + std::to_string(f.matched) +
+				"/" + std::to_string(f.total);
+		}
+		std::printf("%s\n", line.c_str());
+		return 0;
+	}
 	std::vector<std::string> policies = split(policies_s);
 	for (const std::string &p : policies)
 		make_policy(p, fabric, topo.get(), profiles, 0);  // validates names

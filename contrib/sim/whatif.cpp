@@ -178,7 +178,7 @@ History read_sacct(std::istream &in, const std::string &name,
 	};
 	struct Row {
 		size_t line;
-		std::string id, profile;
+		std::string id, profile, nodelist;
 		double submit, start, end;
 		uint32_t nodes;
 		bool from_record;
@@ -220,7 +220,7 @@ History read_sacct(std::istream &in, const std::string &name,
 			h.steps++;  // a job step (123.batch, 123.0): not a job
 			continue;
 		}
-		Row r{ln, id, "", 0, 0, 0, 0, false};
+		Row r{ln, id, "", col.count("nodelist") ? get("nodelist") : "", 0, 0, 0, 0, false};
 		bool mal;
 		if (!parse_time(get("submit"), r.submit, mal))
 			bad("field Submit='" + get("submit") + "': " +
@@ -325,11 +325,140 @@ History read_sacct(std::istream &in, const std::string &name,
 			h.no_profile++;
 		}
 		h.job_ids.push_back(r.id);
+		h.start_s.push_back(r.start - t0);
+		h.end_s.push_back(r.end - t0);
+		h.node_list.push_back(r.nodelist);
 		h.jobs.push_back(std::move(j));
 	}
 	std::sort(h.skipped.begin(), h.skipped.end(),
 		  [](const Skipped &a, const Skipped &b) { return a.line < b.line; });
 	return h;
+}
+
+}  // namespace sim
+
+namespace sim {
+
+namespace {
+
+void add_host(const char *host, void *ctx)
+{
+	static_cast<std::vector<std::string> *>(ctx)->push_back(host);
+}
+
+std::string leaves_of(const orrery_topology_t *t, const std::vector<uint32_t> &nodes)
+{
+	std::vector<std::string> l;
+	for (uint32_t n : nodes)
+		l.push_back(orrery_topology_switch_name(t, (size_t)orrery_topology_node_leaf(t, n)));
+	std::sort(l.begin(), l.end());
+	l.erase(std::unique(l.begin(), l.end()), l.end());
+	std::string s;
+	for (const std::string &x : l)
+		s += (s.empty() ? "" : ",") + x;
+	return s;
+}
+
+std::string names(const orrery_topology_t *t, const std::vector<uint32_t> &nodes)
+{
+	std::vector<const char *> v;
+	for (uint32_t n : nodes)
+		v.push_back(orrery_topology_node_name(t, n));
+	char *c = hostlist_slurm_compress(v.data(), v.size());
+	std::string s = c ? c : "?";
+	free(c);
+	return s;
+}
+
+}  // namespace
+
+Fidelity placement_fidelity(const std::string &policy, Policy &p,
+			    const orrery_topology_t *t, const History &h,
+			    const std::string &file, FILE *out)
+{
+	const size_t nn = orrery_topology_node_count(t);
+	std::vector<size_t> order(h.jobs.size());
+	for (size_t i = 0; i < order.size(); i++)
+		order[i] = i;
+	std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+		return h.start_s[a] < h.start_s[b];
+	});
+	std::vector<std::vector<uint32_t>> rec(h.jobs.size());
+	for (size_t i = 0; i < h.jobs.size(); i++) {
+		std::vector<std::string> hosts;
+		if (h.node_list[i].empty() ||
+		    hostlist_slurm_expand(h.node_list[i].c_str(), nullptr, add_host, &hosts))
+			throw std::runtime_error(file + ": job " + h.job_ids[i] +
+						 ": field NodeList='" + h.node_list[i] +
+						 "': not a hostlist");
+		for (const std::string &x : hosts) {
+			long n = orrery_topology_node_index(t, x.c_str());
+			if (n < 0)
+				throw std::runtime_error(file + ": job " + h.job_ids[i] +
+							 ": field NodeList: node '" + x +
+							 "' is not in the topology");
+			rec[i].push_back((uint32_t)n);
+		}
+		std::sort(rec[i].begin(), rec[i].end());
+	}
+	Fidelity f;
+	std::vector<uint8_t> free(nn, 1);
+	std::vector<size_t> running;
+	for (size_t i : order) {
+		const double now = h.start_s[i];
+		// Jobs that ended by now give their nodes back first (Slurm
+		// starts a job in the cycle after the end that made room).
+		for (size_t k = 0; k < running.size();) {
+			size_t j = running[k];
+			if (h.end_s[j] <= now) {
+				for (uint32_t n : rec[j])
+					free[n] = 1;
+				p.ended(h.jobs[j]);
+				running[k] = running.back();
+				running.pop_back();
+			} else {
+				k++;
+			}
+		}
+		f.total++;
+		bool overlap = false;
+		for (uint32_t n : rec[i])
+			overlap |= !free[n];
+		Placement pl;
+		bool placed = p.place(free, h.jobs[i], now, pl);
+		std::vector<uint32_t> mine = pl.nodes;
+		std::sort(mine.begin(), mine.end());
+		if (placed && mine == rec[i]) {
+			f.matched++;
+		} else {
+			std::string cause;
+			if (overlap)
+				cause = "the recorded nodes were still held by a job whose End is "
+					"not before this Start (1 s timestamps)";
+			else if (!placed)
+				cause = "the policy found no room";
+			else if (leaves_of(t, mine) != leaves_of(t, rec[i]))
+				cause = "different leaf switches: " + leaves_of(t, rec[i]) +
+					" recorded, " + leaves_of(t, mine) + " chosen";
+			else
+				cause = "same leaf switches (" + leaves_of(t, mine) +
+					"), other nodes in them";
+			std::fprintf(out, "fidelity: %s: job %s (%u nodes): recorded %s, %s %s: %s\n",
+				     policy.c_str(), h.job_ids[i].c_str(), h.jobs[i].nodes,
+				     names(t, rec[i]).c_str(), policy.c_str(),
+				     placed ? names(t, mine).c_str() : "none", cause.c_str());
+		}
+		// What ran is what Slurm chose.
+		for (uint32_t n : rec[i])
+			free[n] = 0;
+		Placement real = pl;
+		real.nodes = rec[i];
+		p.started(h.jobs[i], real, now);
+		std::vector<GateChange> ch;
+		p.gate_changes(ch);
+		running.push_back(i);
+	}
+	return f;
 }
 
 }  // namespace sim

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <cstdio>
+
 #include "bridge.hpp"
 #include "job.hpp"
 
@@ -49,7 +51,24 @@ struct History {
 	size_t with_default = 0;       // profile from the default
 	size_t no_profile = 0;         // neither: replayed without traffic
 	double span_s = 0;             // last end - first submit
+	// Per job, when the file has them: Start and End relative to the
+	// first Submit, and the NodeList column as written.
+	std::vector<double> start_s, end_s;
+	std::vector<std::string> node_list;
 };
+
+// Placement fidelity (orrery-sim(1), FIDELITY): replay the start of every
+// job of a history recorded on a real cluster, in start order, through a
+// policy: free nodes = those no recorded job holds at that instant; the
+// policy chooses; its choice is compared with the recorded NodeList, and
+// the recorded placement is what the policy is told started.  Prints each
+// difference with its cause; returns the jobs whose node set matched.
+struct Fidelity {
+	size_t matched = 0, total = 0;
+};
+Fidelity placement_fidelity(const std::string &policy, Policy &p,
+			    const orrery_topology_t *t, const History &h,
+			    const std::string &file, FILE *out);
 
 // Parses sacct --parsable2 output (a header line naming the columns, '|'
 // between fields).  Needs JobID, Submit, Start, End, NNodes; AdminComment
