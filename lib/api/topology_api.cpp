@@ -85,21 +85,28 @@ int orrery_topology_finalize(orrery_topology_t *t, orrery_error_t *err)
 	});
 }
 
+// The switch named sw, which must have an uplink (not the root).
+static orrery::Switch &uplink_switch(orrery_topology_t *t, const char *sw)
+{
+	need(t, "topology");
+	std::string name = str(sw, "switch name");
+	long i = t->t.switch_index(name);
+	if (i < 0)
+		fail(ORRERY_ENOENT, "unknown switch '" + name + "'");
+	orrery::Switch &s = t->t.switches[(size_t)i];
+	if (t->t.finalized() ? s.parent < 0 : s.parent_name.empty())
+		fail(ORRERY_EINVAL, "switch '" + name +
+		     "' is the root: it has no uplink");
+	return s;
+}
+
 int orrery_topology_set_uplink(orrery_topology_t *t, const char *sw,
 			       uint64_t up_mbps, uint64_t down_mbps,
 			       orrery_error_t *err)
 {
 	return guard(err, [&] {
-		need(t, "topology");
-		std::string name = str(sw, "switch name");
-		long i = t->t.switch_index(name);
-		if (i < 0)
-			fail(ORRERY_ENOENT, "unknown switch '" + name + "'");
+		orrery::Switch &s = uplink_switch(t, sw);
 		check_uplink(up_mbps, down_mbps);
-		orrery::Switch &s = t->t.switches[(size_t)i];
-		if (t->t.finalized() ? s.parent < 0 : s.parent_name.empty())
-			fail(ORRERY_EINVAL, "switch '" + name +
-			     "' is the root: it has no uplink");
 		s.up_mbps = up_mbps;
 		s.down_mbps = down_mbps;
 	});
@@ -143,16 +150,8 @@ int orrery_topology_set_uplink_links(orrery_topology_t *t, const char *sw,
 				     uint32_t links, orrery_error_t *err)
 {
 	return guard(err, [&] {
-		need(t, "topology");
-		std::string name = str(sw, "switch name");
-		long i = t->t.switch_index(name);
-		if (i < 0)
-			fail(ORRERY_ENOENT, "unknown switch '" + name + "'");
+		orrery::Switch &s = uplink_switch(t, sw);
 		check_links(links);
-		orrery::Switch &s = t->t.switches[(size_t)i];
-		if (t->t.finalized() ? s.parent < 0 : s.parent_name.empty())
-			fail(ORRERY_EINVAL, "switch '" + name +
-			     "' is the root: it has no uplink");
 		s.up_links = links;
 	});
 }
