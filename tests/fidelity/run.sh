@@ -15,6 +15,7 @@
 # Usage: tests/fidelity/run.sh [--build-dir DIR] [--state-dir DIR]
 #                              [--port-base P] [--keep]
 # Run as root.  Defaults: state /var/tmp/orrery-fidelity, ports 17700..
+# About 4 minutes on 2 cores (two cluster start-ups, ~60 s of jobs each).
 set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
