@@ -249,6 +249,28 @@ int orrery_topology_set_level_uplink(orrery_topology_t *t, int level,
 void orrery_topology_set_node_link(orrery_topology_t *t, uint64_t mbps);
 uint64_t orrery_topology_node_link(const orrery_topology_t *t);
 
+/* Parallel uplinks (ECMP): a switch's uplink capacity is `links` parallel
+ * links of capacity/links each, and a job's flows are hashed onto them
+ * (the collision model: doc/orrery-score.7, ECMP).  1..1024; default 1
+ * (one pipe).  By switch name, or for every switch of a level (after
+ * finalize). */
+int orrery_topology_set_uplink_links(orrery_topology_t *t, const char *sw,
+				     uint32_t links, orrery_error_t *err);
+int orrery_topology_set_level_uplink_links(orrery_topology_t *t, int level,
+					   uint32_t links, orrery_error_t *err);
+uint32_t orrery_topology_uplink_links(const orrery_topology_t *t, size_t i);
+/* Flows a job sends across an uplink (ECMP hashing): 1..4096, default 2.
+ * One count for every job (profiles cannot set their own yet). */
+int orrery_topology_set_flows(orrery_topology_t *t, uint32_t flows,
+			      orrery_error_t *err);
+uint32_t orrery_topology_flows(const orrery_topology_t *t);
+/* Expected collision excess (Mbit/s) of `flows` equal flows carrying
+ * total_mbps in all over `links` parallel links of capacity_mbps in all:
+ * the score's ECMP model (doc/orrery-score.7).  links = 1: the excess
+ * over one pipe, max(0, total - capacity). */
+double orrery_ecmp_excess(uint64_t capacity_mbps, uint32_t links,
+			  uint32_t flows, double total_mbps);
+
 /* Expand a hostlist expression ("n[001-016],gpu7"): call emit() once per
  * host in order; return 0 or -1 on a bad expression.  The tools pass
  * libslurm's slurm_hostlist_* here; liborrery never expands by itself. */

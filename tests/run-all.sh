@@ -143,6 +143,9 @@ if [ $skip_cluster -eq 0 ]; then
 		step "select plugin ($sv): delegation, placement, shifts, restart, fail-open"
 		"$top/tests/select/run.sh" "$plugins"
 		record "select plugin ($sv)" $?
+		step "placement fidelity ($sv): 56 jobs under cons_tres and select/orrery vs orrery-sim's default and orrery"
+		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/fidelity/run.sh" --build-dir "$build/obj"
+		record "placement fidelity ($sv)" $?
 		step "Slurm options under a profile ($sv): the option table, cons_tres and select/orrery"
 		"$top/tests/options/run.sh" "$plugins"
 		record "options (select/orrery vs cons_tres, $sv)" $?

@@ -10,7 +10,7 @@ contrib_bench_bench_link_LDADD = lib/liborrery.la
 # sources are compiled in; liborrery exports only the C API).
 noinst_PROGRAMS += contrib/bench/bench_newcomer
 contrib_bench_bench_newcomer_SOURCES = contrib/bench/bench_newcomer.cpp \
-	lib/circle/circle.cpp lib/circle/score.cpp \
+	lib/circle/circle.cpp lib/circle/score.cpp lib/circle/ecmp.cpp \
 	lib/core/error.cpp lib/core/types.cpp
 contrib_bench_bench_newcomer_CPPFLAGS = $(AM_CPPFLAGS)
 

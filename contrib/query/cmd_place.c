@@ -21,7 +21,8 @@ static void help(FILE *out)
 		"                          --nodes N --profile SPEC [--free HOSTLIST]\n"
 		"                          [--candidates K] [--show N] [--gpus-per-node G]\n"
 		"                          [--svg-dir DIR] [--linkspeed-unit CAP]\n"
-		"                          [--node-link CAP] [--uplink LEVEL=CAP|SWITCH=CAP]...\n");
+		"                          [--node-link CAP] [--uplink LEVEL=[Kx]CAP|SWITCH=[Kx]CAP]...\n"
+		"                          [--flows N]\n");
 }
 
 /* The jobs whose traffic crosses the uplink of sw. */
@@ -122,7 +123,7 @@ static void print_links(const orrery_cluster_t *c, const orrery_eval_t *e)
 	const orrery_topology_t *t = orrery_cluster_topology(c);
 	size_t nl = orrery_eval_link_count(e);
 	char a[FMT_N];
-	int wn = 6;
+	int wn = 6, ecmp = 0;
 
 	if (!nl) {
 		printf("\nThe best candidate stays below one switch: it crosses no uplink.\n");
@@ -151,14 +152,28 @@ static void print_links(const orrery_cluster_t *c, const orrery_eval_t *e)
 		else if (l.other_jobs > k)
 			snprintf(others + strlen(others), sizeof others - strlen(others),
 				 " (+%u more)", l.other_jobs - (uint32_t)k);
-		char over[16];
+		char over[16], capb[48];
+		uint32_t nlinks = orrery_topology_uplink_links(t, l.switch_index);
 		snprintf(over, sizeof over, "%.1f %%", 100.0 * l.over_fraction);
+		if (nlinks > 1) {
+			snprintf(capb, sizeof capb, "%ux%s", nlinks,
+				 fmt_bw(a, sizeof a, l.capacity_mbps / nlinks));
+			ecmp++;
+		} else {
+			snprintf(capb, sizeof capb, "%s",
+				 fmt_bw(a, sizeof a, l.capacity_mbps));
+		}
 		printf("  %-*s  %-5d  %-10s  %-6.3f  %-9.3f  %-8s  %s\n", wn,
 		       orrery_topology_switch_name(t, l.switch_index),
 		       orrery_topology_switch_level(t, l.switch_index),
-		       fmt_bw(a, sizeof a, l.capacity_mbps), l.score,
-		       l.score_unshifted, over, others);
+		       capb, l.score, l.score_unshifted, over, others);
 	}
+	if (ecmp)
+		printf("\nKxC: K parallel links of C (ECMP).  Their scores count the "
+		       "expected collisions\nof %u flows per job across an uplink "
+		       "(all-to-all: per node pair), hashed\nuniformly onto the K "
+		       "links (orrery-score(7), ECMP); a single pipe of K*C\nwould "
+		       "count none below K*C.\n", orrery_topology_flows(t));
 }
 
 int cmd_place(int argc, char **argv)

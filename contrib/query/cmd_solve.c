@@ -18,7 +18,7 @@ static void help(FILE *out)
 		"Usage: orrery-query solve (--topology FILE | --generate SPEC)\n"
 		"                          (--jobs JOBSFILE | --state STATEFILE)\n"
 		"                          [--gpus-per-node G] [--linkspeed-unit CAP]\n"
-		"                          [--node-link CAP] [--uplink LEVEL=CAP|SWITCH=CAP]...\n");
+		"                          [--node-link CAP] [--uplink LEVEL=[Kx]CAP|SWITCH=[Kx]CAP]... [--flows N]\n");
 }
 
 int cmd_solve(int argc, char **argv)

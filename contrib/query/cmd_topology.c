@@ -15,7 +15,7 @@ static void help(FILE *out)
 	fprintf(out,
 		"Usage: orrery-query topology (--topology FILE | --generate SPEC)\n"
 		"                             [--write FILE] [--list] [--linkspeed-unit CAP]\n"
-		"                             [--node-link CAP] [--uplink LEVEL=CAP|SWITCH=CAP]...\n"
+		"                             [--node-link CAP] [--uplink LEVEL=[Kx]CAP|SWITCH=[Kx]CAP]... [--flows N]\n"
 		"  SPEC: tiers=2|3,leaves=N,nodes-per-leaf=N[,leaves-per-pod=N]\n"
 		"        [,link=100Gbps][,oversub=R][,pod-oversub=R][,prefix=node]\n");
 }

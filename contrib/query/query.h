@@ -50,15 +50,17 @@ const char *fmt_time(char *buf, size_t n, int64_t us);
 	{ "generate", required_argument, NULL, 0 }, \
 	{ "linkspeed-unit", required_argument, NULL, 0 }, \
 	{ "node-link", required_argument, NULL, 0 }, \
-	{ "uplink", required_argument, NULL, 0 }
+	{ "uplink", required_argument, NULL, 0 }, \
+	{ "flows", required_argument, NULL, 0 }
 
 struct topo_opts {
 	const char *path;            /* --topology FILE                 */
 	const char *generate;        /* --generate k=v,...              */
 	uint64_t linkspeed_unit;     /* --linkspeed-unit, Mb/s          */
 	uint64_t node_link;          /* --node-link, 0 = keep           */
-	const char *uplinks[64];     /* --uplink LEVEL|SWITCH=CAP       */
+	const char *uplinks[64];     /* --uplink LEVEL|SWITCH=[Kx]CAP   */
 	int n_uplinks;
+	uint64_t flows;              /* --flows, 0 = liborrery's        */
 };
 void topo_opts_init(struct topo_opts *o);
 /* Handle one topology option (getopt long name and optarg); 1 if taken,

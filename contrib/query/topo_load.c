@@ -1,7 +1,7 @@
 /*
  * topo_load.c - the topology options shared by the topology, place and
  * solve commands: --topology FILE or --generate SPEC, --linkspeed-unit,
- * --node-link and --uplink LEVEL=CAP / SWITCH=CAP.
+ * --node-link, --uplink LEVEL=[Kx]CAP / SWITCH=[Kx]CAP and --flows.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -15,6 +15,30 @@ void topo_opts_init(struct topo_opts *o)
 	memset(o, 0, sizeof *o);
 	o->linkspeed_unit = 1000;  /* LinkSpeed in Gb/s, as our writer emits */
 }
+
+/* "[Kx]CAP": K parallel links of CAP (ECMP), the aggregate in *cap. */
+static int parse_uplink_cap(const char *s, uint64_t *cap, uint64_t *links)
+{
+	const char *x = strpbrk(s, "xX");
+	char k[16];
+
+	*links = 1;
+	if (!x || !isdigit((unsigned char)*s))
+		return parse_bandwidth(s, cap);
+	if ((size_t)(x - s) >= sizeof k)
+		return -1;
+	memcpy(k, s, (size_t)(x - s));
+	k[x - s] = '\0';
+	if (parse_uint(k, 1024, links) || *links < 1 || parse_bandwidth(x + 1, cap))
+		return -1;
+	if (*cap > UINT64_MAX / *links)
+		return -1;
+	*cap *= *links;
+	return 0;
+}
+
+#define UPLINK_USAGE "expected LEVEL=CAP or SWITCH=CAP, or KxCAP for K " \
+	"parallel links (ECMP), e.g. 0=400Gbps, leaf01=200Gbps or 0=8x400Gbps"
 
 int topo_opt(struct topo_opts *o, const char *name, const char *arg)
 {
@@ -42,13 +66,17 @@ int topo_opt(struct topo_opts *o, const char *name, const char *arg)
 			return -1;
 		}
 		const char *eq = strchr(arg, '=');
-		uint64_t cap;
-		if (!eq || eq == arg || parse_bandwidth(eq + 1, &cap)) {
-			qerr("--uplink '%s': expected LEVEL=CAP or SWITCH=CAP, "
-			     "e.g. 0=400Gbps or leaf01=200Gbps", arg);
+		uint64_t cap, links;
+		if (!eq || eq == arg || parse_uplink_cap(eq + 1, &cap, &links)) {
+			qerr("--uplink '%s': " UPLINK_USAGE, arg);
 			return -1;
 		}
 		o->uplinks[o->n_uplinks++] = arg;
+	} else if (!strcmp(name, "flows")) {
+		if (parse_uint(arg, 4096, &o->flows) || o->flows < 1) {
+			qerr("--flows '%s': expected flows per job per uplink, 1 to 4096", arg);
+			return -1;
+		}
 	} else {
 		return 0;
 	}
@@ -128,22 +156,28 @@ static int apply_uplink(orrery_topology_t *t, const char *spec)
 {
 	const char *eq = strchr(spec, '=');
 	char what[256];
-	uint64_t cap, level;
+	uint64_t cap, level, links;
 	orrery_error_t err;
 	int rc;
 
 	if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof what ||
-	    parse_bandwidth(eq + 1, &cap)) {
-		qerr("--uplink '%s': expected LEVEL=CAP or SWITCH=CAP, "
-		     "e.g. 0=400Gbps or leaf01=200Gbps", spec);
+	    parse_uplink_cap(eq + 1, &cap, &links)) {
+		qerr("--uplink '%s': " UPLINK_USAGE, spec);
 		return -1;
 	}
 	memcpy(what, spec, (size_t)(eq - spec));
 	what[eq - spec] = '\0';
-	if (!parse_uint(what, 64, &level))
+	if (!parse_uint(what, 64, &level)) {
 		rc = orrery_topology_set_level_uplink(t, (int)level, cap, cap, &err);
-	else
+		if (!rc)
+			rc = orrery_topology_set_level_uplink_links(t, (int)level,
+					(uint32_t)links, &err);
+	} else {
 		rc = orrery_topology_set_uplink(t, what, cap, cap, &err);
+		if (!rc)
+			rc = orrery_topology_set_uplink_links(t, what,
+					(uint32_t)links, &err);
+	}
 	if (rc) {
 		qerr("--uplink %s: %s", spec, err.message);
 		return -1;
@@ -178,6 +212,11 @@ orrery_topology_t *topo_load(const struct topo_opts *o)
 	}
 	if (o->node_link)
 		orrery_topology_set_node_link(t, o->node_link);
+	if (o->flows && orrery_topology_set_flows(t, (uint32_t)o->flows, &err)) {
+		qerr("--flows: %s", err.message);
+		orrery_topology_free(t);
+		return NULL;
+	}
 	for (int i = 0; i < o->n_uplinks; i++) {
 		if (apply_uplink(t, o->uplinks[i])) {
 			orrery_topology_free(t);

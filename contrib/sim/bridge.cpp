@@ -36,6 +36,15 @@ Fabric fabric_from_topology(const orrery_topology_t *t)
 	for (size_t n = 0; n < nn; n++)
 		f.node_leaf.push_back((uint32_t)orrery_topology_node_leaf(t, n));
 	f.node_link_mbps = (double)orrery_topology_node_link(t);
+	std::vector<uint32_t> k(ns, 1);
+	bool ecmp = false;
+	for (size_t s = 0; s < ns; s++) {
+		k[s] = std::max(1u, orrery_topology_uplink_links(t, s));
+		ecmp |= k[s] > 1;
+	}
+	if (ecmp)
+		f.set_links(std::move(k));
+	f.flows = orrery_topology_flows(t);
 	return f;
 }
 

@@ -126,7 +126,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				std::to_string(j.nodes) + " nodes; the fabric has " +
 				std::to_string(fabric_.nodes()));
 
-	Network net(fabric_.cap_mbps);
+	Network net(fabric_.network_caps());
 	std::priority_queue<Event, std::vector<Event>, Later> pq;
 	uint64_t seq = 0;
 	auto push = [&](double t, EvType ty, uint32_t a, uint32_t b = 0,
@@ -341,8 +341,11 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				for (const Phase &ph : pat.phases)
 					used |= (int)ph.coll == c;
 				if (used)
-					r.cross[c] = crossings(fabric_, r.pl.nodes,
-							       (Coll)c);
+					r.cross[c] = hash_flows(fabric_,
+						crossings(fabric_, r.pl.nodes, (Coll)c),
+						jobs[j].nodes, (Coll)c,
+						jobs[j].flows ? jobs[j].flows : fabric_.flows,
+						opt_.ecmp_seed, jobs[j].id);
 				any |= !r.cross[c].empty();
 			}
 		}
@@ -484,6 +487,9 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	st.makespan = nj ? now - first : 0;
 	st.sim_s = st.makespan;
 	st.over_link_s = net.over_link_seconds();
+	st.link_over_s.resize(net.links());
+	for (uint32_t l = 0; l < net.links(); l++)
+		st.link_over_s[l] = net.over_seconds(l);
 	st.over_bytes = net.over_mbit() * 1e6 / 8;
 	st.events = events;
 	st.solves = net.solves();

@@ -80,6 +80,7 @@ struct SimStats {
 	double makespan = 0;         // last finish - first arrival
 	double over_link_s = 0;      // link-seconds with offered load > capacity
 	double over_bytes = 0;       // bytes carried on such links then
+	std::vector<double> link_over_s;  // per network link (Fabric)
 	uint64_t events = 0;
 	uint64_t solves = 0;
 	double wall_s = 0;
@@ -91,6 +92,7 @@ struct EngineOptions {
 	bool progress = false;       // progress line on stderr
 	std::string label;           // shown in the progress line
 	double realign_delay = 5;    // s before a running job's gate change
+	uint64_t ecmp_seed = 1;      // hashes flows onto parallel links
 };
 
 class Engine {

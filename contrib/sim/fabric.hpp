@@ -25,6 +25,25 @@ struct Fabric {
 	std::vector<std::string> name;   // per switch
 	std::vector<uint32_t> node_leaf; // per node
 	double node_link_mbps = 0;
+	// Parallel uplinks (ECMP): links[s] links of cap_mbps[s] / links[s]
+	// each.  Network link s is link 0 of switch s; its others are
+	// network links extra[s] .. extra[s] + links[s] - 2 (after the
+	// switches).  Empty links = one pipe per switch.
+	std::vector<uint32_t> links;
+	std::vector<uint32_t> extra;
+	uint32_t flows = 2;              // flows per job per uplink (default)
+
+	// Set links per switch (fills extra).
+	void set_links(std::vector<uint32_t> k);
+	uint32_t links_of(size_t s) const { return links.empty() ? 1 : links[s]; }
+	uint32_t sub_link(size_t s, uint32_t i) const
+	{
+		return i == 0 ? (uint32_t)s : extra[s] + i - 1;
+	}
+	// Capacity of every network link (switches, then the extra links).
+	std::vector<double> network_caps() const;
+	// The switch a network link belongs to.
+	uint32_t switch_of(uint32_t link) const;
 
 	size_t nodes() const { return node_leaf.size(); }
 	size_t switches() const { return parent.size(); }
@@ -44,5 +63,15 @@ struct Crossing {
 // (capacity 0) are left out.
 std::vector<Crossing> crossings(const Fabric &f,
 				const std::vector<uint32_t> &nodes, Coll c);
+
+// ECMP: each crossing of a switch with parallel links is split into the
+// job's flows, each hashed (deterministically from seed, job id, switch
+// and flow index) onto one of the links; the job's weight on a link is
+// its share of the flows there.  Ring: `flows` flows; all-to-all: flows x
+// m(n-m) (one connection per node pair across the uplink), at most 4096.
+// Crossings of one-pipe switches are kept as they are.
+std::vector<Crossing> hash_flows(const Fabric &f, std::vector<Crossing> x,
+				 uint32_t nodes, Coll c, uint32_t flows,
+				 uint64_t seed, uint32_t job_id);
 
 }  // namespace sim

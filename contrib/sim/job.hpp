@@ -35,6 +35,7 @@ struct JobSpec {
 	uint64_t iterations = 0;
 	std::string profile;      // the spec as written in the trace
 	uint32_t profile_index = 0;  // in the ProfileTable (bridge.hpp)
+	uint32_t flows = 0;       // flows per uplink (ECMP); 0 = the fabric's
 	Pattern pattern;          // resolved for this job's shape and fabric
 };
 

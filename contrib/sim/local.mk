@@ -15,11 +15,22 @@ contrib_sim_libsimcore_la_SOURCES = \
 contrib_sim_libsimcore_la_LIBADD = lib/liborrery.la
 
 bin_PROGRAMS += contrib/sim/orrery-sim
-contrib_sim_orrery_sim_SOURCES = contrib/sim/main.cpp
+# The what-if inputs are read with the select plugin's own orrery.conf and
+# ORR1: record parsers and orrery-query's libslurm hostlist adapter.
+contrib_sim_orrery_sim_SOURCES = contrib/sim/main.cpp \
+	contrib/sim/whatif.hpp contrib/sim/whatif.cpp \
+	plugins/select/orrery/orrery_conf.c plugins/select/orrery/admin_record.c \
+	contrib/query/hostlist_slurm.c
+contrib_sim_orrery_sim_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/select/orrery -I$(top_srcdir)/contrib/query \
+	$(GLIB_CFLAGS) $(SLURM_CPPFLAGS)
 contrib_sim_orrery_sim_CXXFLAGS = $(AM_CXXFLAGS) -pthread
-contrib_sim_orrery_sim_LDADD = contrib/sim/libsimcore.la -lpthread
+contrib_sim_orrery_sim_LDFLAGS = $(AM_LDFLAGS) $(SLURM_LDFLAGS)
+contrib_sim_orrery_sim_LDADD = contrib/sim/libsimcore.la $(GLIB_LIBS) \
+	$(SLURM_LIBS) -lpthread
 dist_man_MANS += doc/orrery-sim.1
-dist_noinst_SCRIPTS += contrib/sim/run-report contrib/sim/gap-closed
+dist_noinst_SCRIPTS += contrib/sim/run-report contrib/sim/gap-closed \
+	contrib/sim/bench-whatif
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/sim/test_sim_engine
@@ -41,6 +52,15 @@ endif
 
 TESTS += tests/sim/cli-trace.sh
 EXTRA_DIST += tests/sim/cli-trace.sh
+TESTS += tests/sim/cli-whatif.sh
+# The placement fidelity replay needs a cluster: tests/run-all.sh runs it.
+EXTRA_DIST += tests/fidelity/run.sh
+EXTRA_DIST += tests/sim/cli-whatif.sh tests/data/whatif/topology.conf \
+	tests/data/whatif/orrery.conf tests/data/whatif/sacct-good.txt \
+	tests/data/whatif/sacct-bad-time.txt tests/data/whatif/sacct-bad-fields.txt \
+	tests/data/whatif/sacct-bad-nnodes.txt tests/data/whatif/sacct-no-header.txt \
+	tests/data/whatif/topology-unknown-switch.conf \
+	tests/data/whatif/orrery-unknown-switch.conf
 
 # Cross-check against SimGrid (libsimgrid-dev, test time only; skipped
 # when absent).  The script compiles the checker against libsimcore.

@@ -22,6 +22,7 @@
 #include "engine.hpp"
 #include "metrics.hpp"
 #include "policies.hpp"
+#include "whatif.hpp"
 #include "workload.hpp"
 
 using namespace sim;
@@ -33,12 +34,15 @@ const char *kAllPolicies = "ideal,default,random,orrery-place,orrery,cassini,mlt
 void usage(FILE *f)
 {
 	std::fprintf(f,
-		"usage: orrery-sim [--scenario testbed|large] [--trace FILE]\n"
+		"usage: orrery-sim [--scenario testbed|large|clos-ecmp] [--trace FILE]\n"
 		"                  [--policies LIST] [--seeds N] [--seed S]\n"
 		"                  [--load L] [--hours H] [--sizes MIX] [--models MIX]\n"
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
-		"                  [--realign-delay S]\n"
+		"                  [--realign-delay S] [--uplink-links K] [--flows N]\n"
+		"                  [--topology FILE [--orrery-conf FILE] [--sacct FILE]\n"
+		"                   [--default-profile SPEC]] [--gpus-per-node G]\n"
+		"                  [--topology FILE --fidelity POLICY=SACCT_FILE...]\n"
 		"                  [--leaves N] [--nodes-per-leaf N] [--node-link-mbps R]\n"
 		"                  [--out DIR] [--threads N] [--quiet]\n"
 		"                  [--list-models]\n"
@@ -101,9 +105,12 @@ int run(int argc, char **argv)
 	bool quiet = false, list = false;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
 	double os_leaf = -1, os_pod = -1, realign_delay = 5;
-	long leaves = -1, per_leaf = -1, node_link = -1;
-	std::string sizes, models;
-	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK };
+	long leaves = -1, per_leaf = -1, node_link = -1, uplink_links = -1, flows = -1;
+	std::string sizes, models, site_topo, site_conf, sacct, def_profile;
+	std::vector<std::pair<std::string, std::string>> fidelity;
+	long gpn = -1;
+	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
+	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -126,6 +133,14 @@ int run(int argc, char **argv)
 		{"leaves", required_argument, nullptr, O_LEAVES},
 		{"nodes-per-leaf", required_argument, nullptr, O_PERLEAF},
 		{"node-link-mbps", required_argument, nullptr, O_NLINK},
+		{"uplink-links", required_argument, nullptr, O_ULINKS},
+		{"flows", required_argument, nullptr, O_FLOWS},
+		{"topology", required_argument, nullptr, O_TOPO},
+		{"orrery-conf", required_argument, nullptr, O_OCONF},
+		{"sacct", required_argument, nullptr, O_SACCT},
+		{"default-profile", required_argument, nullptr, O_DEFPROF},
+		{"gpus-per-node", required_argument, nullptr, O_GPN},
+		{"fidelity", required_argument, nullptr, O_FID},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -162,6 +177,33 @@ int run(int argc, char **argv)
 		case O_LEAVES: leaves = (long)num(optarg, "--leaves"); break;
 		case O_PERLEAF: per_leaf = (long)num(optarg, "--nodes-per-leaf"); break;
 		case O_NLINK: node_link = (long)num(optarg, "--node-link-mbps"); break;
+		case O_ULINKS:
+			uplink_links = (long)num(optarg, "--uplink-links");
+			if (uplink_links < 1 || uplink_links > 1024)
+				throw std::runtime_error("--uplink-links: 1 to 1024 parallel links");
+			break;
+		case O_FLOWS:
+			flows = (long)num(optarg, "--flows");
+			if (flows < 1 || flows > 4096)
+				throw std::runtime_error("--flows: 1 to 4096 flows per job per uplink");
+			break;
+		case O_TOPO: site_topo = optarg; break;
+		case O_OCONF: site_conf = optarg; break;
+		case O_SACCT: sacct = optarg; break;
+		case O_DEFPROF: def_profile = optarg; break;
+		case O_FID: {
+			std::string v = optarg;
+			size_t k = v.find('=');
+			if (k == std::string::npos || k == 0 || k + 1 == v.size())
+				throw std::runtime_error("--fidelity: POLICY=SACCT_FILE");
+			fidelity.emplace_back(v.substr(0, k), v.substr(k + 1));
+			break;
+		}
+		case O_GPN:
+			gpn = (long)num(optarg, "--gpus-per-node");
+			if (gpn < 1 || gpn > 1024)
+				throw std::runtime_error("--gpus-per-node: 1 to 1024");
+			break;
 		case 'o': out_dir = optarg; break;
 		case 'j': threads = (unsigned)num(optarg, "--threads"); break;
 		case 'q': quiet = true; break;
@@ -216,10 +258,68 @@ int run(int argc, char **argv)
 	if (sc.gen.models.empty() && trace.empty())
 		throw std::runtime_error("the model catalogue is empty; give --models");
 
-	TopologyPtr topo = generate_topology(sc.fabric);
+	if (site_topo.empty() && (!site_conf.empty() || !sacct.empty() ||
+				  !def_profile.empty()))
+		throw std::runtime_error("--orrery-conf, --sacct and --default-profile "
+					 "need --topology FILE (the site's topology.conf)");
+	if (!sacct.empty() && !trace.empty())
+		throw std::runtime_error("give --sacct or --trace, not both");
+	if (gpn > 0)
+		sc.gpus_per_node = (uint32_t)gpn;
+	TopologyPtr topo;
+	Site site;
+	if (!site_topo.empty()) {
+		// The site's own fabric (WHAT-IF in orrery-sim(1)).
+		site = load_site(SiteOptions{site_topo, site_conf, def_profile});
+		topo = std::move(site.topo);
+		sc.name = "site";
+		sc.description = site.description;
+		sc.fabric.node_link_mbps = site.node_link_mbps;
+		if (gpn <= 0)
+			sc.gpus_per_node = 8;
+		sc.leaf_links = 1;  // orrery.conf says, not the scenario
+		sc.flows = 0;
+	} else {
+		topo = generate_topology(sc.fabric);
+	}
+	if (uplink_links > 0)
+		sc.leaf_links = (uint32_t)uplink_links;
+	if (flows > 0)
+		sc.flows = (uint32_t)flows;
+	{
+		orrery_error_t err{};
+		if (sc.leaf_links > 1)
+			check(orrery_topology_set_level_uplink_links(topo.get(), 0,
+					sc.leaf_links, &err), err, "--uplink-links");
+		if (sc.flows > 0)
+			check(orrery_topology_set_flows(topo.get(), sc.flows, &err),
+			      err, "--flows");
+	}
 	Fabric fabric = fabric_from_topology(topo.get());
 	ProfileTable profiles(sc.gpus_per_node, sc.fabric.node_link_mbps);
 
+	if (!fidelity.empty()) {
+		if (site_topo.empty())
+			throw std::runtime_error("--fidelity needs --topology FILE");
+		std::string line = "placement fidelity:";
+		for (size_t i = 0; i < fidelity.size(); i++) {
+			const auto &[pname, file] = fidelity[i];
+			std::ifstream in(file);
+			if (!in)
+				throw std::runtime_error("cannot open " + file);
+			History h = read_sacct(in, file, (uint32_t)fabric.nodes(),
+					       site.default_profile, profiles);
+			for (const Skipped &k : h.skipped)
+				std::printf("skipped: %s:%zu: job %s: %s\n", file.c_str(),
+					    k.line, k.job_id.c_str(), k.reason.c_str());
+			auto pol = make_policy(pname, fabric, topo.get(), profiles, seed0);
+			Fidelity f = placement_fidelity(pname, *pol, topo.get(), h, file, stdout);
+			line += (i ? ", " : " ") + pname + " " + std::to_string(f.matched) +
+				"/" + std::to_string(f.total);
+		}
+		std::printf("%s\n", line.c_str());
+		return 0;
+	}
 	std::vector<std::string> policies = split(policies_s);
 	for (const std::string &p : policies)
 		make_policy(p, fabric, topo.get(), profiles, 0);  // validates names
@@ -235,7 +335,21 @@ int run(int argc, char **argv)
 			throw std::runtime_error("cannot open trace " + trace);
 		fixed = read_trace(in, trace);
 	}
-	for (unsigned k = 0; k < seeds; k++) {
+	History hist;
+	if (!sacct.empty()) {
+		std::ifstream in(sacct);
+		if (!in)
+			throw std::runtime_error("cannot open " + sacct);
+		hist = read_sacct(in, sacct, (uint32_t)fabric.nodes(),
+				  site.default_profile, profiles);
+		if (!write_tr.empty())
+			throw std::runtime_error("--write-trace: not with --sacct");
+	}
+	for (unsigned k = 0; k < seeds && !sacct.empty(); k++) {
+		seed_list.push_back(seed0 + k);
+		workloads.push_back(hist.jobs);
+	}
+	for (unsigned k = 0; k < seeds && sacct.empty(); k++) {
 		uint64_t s = seed0 + k;
 		seed_list.push_back(s);
 		std::vector<TraceRow> rows = fixed;
@@ -254,7 +368,8 @@ int run(int argc, char **argv)
 	}
 
 	Report rep;
-	rep.title = trace.empty() ? sc.name : sc.name + " / " + trace;
+	rep.title = !sacct.empty() ? sc.name + " / " + sacct
+		  : trace.empty() ? sc.name : sc.name + " / " + trace;
 	rep.policies = policies;
 	rep.seeds = seed_list;
 	if (!quiet) {
@@ -291,6 +406,7 @@ int run(int argc, char **argv)
 				EngineOptions eo;
 				eo.progress = !quiet;
 				eo.realign_delay = realign_delay;
+				eo.ecmp_seed = seed_list[t.k];
 				eo.label = policies[t.p] + " seed " +
 					   std::to_string(seed_list[t.k]);
 				Engine e(fabric, *pol, eo);
@@ -316,7 +432,22 @@ int run(int argc, char **argv)
 	if (!failure.empty())
 		throw std::runtime_error(failure);
 
+	rep.fabric = &fabric;
+	if (!sacct.empty()) {
+		std::printf("site: %s\n", sc.description.c_str());
+		std::printf("history: %s: %zu jobs replayed over %.1f days (%zu with "
+			    "orrery's ORR1: record, %zu with the default profile, %zu "
+			    "without a profile: run without traffic), %zu skipped, %zu "
+			    "job step lines not jobs\n", sacct.c_str(), hist.jobs.size(),
+			    hist.span_s / 86400, hist.with_record, hist.with_default,
+			    hist.no_profile, hist.skipped.size(), hist.steps);
+		for (const Skipped &k : hist.skipped)
+			std::printf("skipped: %s:%zu: job %s: %s\n", sacct.c_str(), k.line,
+				    k.job_id.c_str(), k.reason.c_str());
+		std::printf("\n");
+	}
 	rep.print_table(stdout);
+	rep.print_links(stdout);
 	if (!out_dir.empty()) {
 		mkdir(out_dir.c_str(), 0777);
 		// Without gnuplot the CSV files and the script are still there

@@ -203,6 +203,42 @@ void Report::print_table(FILE *out) const
 	}
 }
 
+static std::string link_name(const Fabric &f, uint32_t l)
+{
+	uint32_t s = f.switch_of(l);
+	std::string n = f.name[s];
+	if (f.links_of(s) > 1)
+		n += "#" + std::to_string(l < f.switches() ? 0 : l - f.extra[s] + 1);
+	return n;
+}
+
+void Report::print_links(FILE *out) const
+{
+	if (!fabric || seeds.empty())
+		return;
+	std::fprintf(out, "\nlinks over capacity (offered load above capacity), "
+		     "seed %llu: link, seconds over%s\n",
+		     (unsigned long long)seeds[0],
+		     fabric->links.empty() ? "" : " (leafN#i: parallel link i of leafN's uplink)");
+	for (const std::string &p : policies) {
+		const RunSummary *r = find(p, seeds[0]);
+		if (!r)
+			continue;
+		std::vector<std::pair<double, uint32_t>> v;
+		for (uint32_t l = 0; l < r->stats.link_over_s.size(); l++)
+			if (r->stats.link_over_s[l] > 0)
+				v.emplace_back(-r->stats.link_over_s[l], l);
+		std::sort(v.begin(), v.end());
+		std::fprintf(out, "%-13s %zu links over", p.c_str(), v.size());
+		for (size_t i = 0; i < v.size() && i < top_links; i++)
+			std::fprintf(out, "%s %s %.0f s", i ? "," : ":",
+				     link_name(*fabric, v[i].second).c_str(), -v[i].first);
+		if (v.size() > top_links)
+			std::fprintf(out, ", ... (%zu more)", v.size() - top_links);
+		std::fprintf(out, "\n");
+	}
+}
+
 bool Report::write_files(const std::string &dir) const
 {
 	auto open = [&](const std::string &name) {
@@ -211,6 +247,16 @@ bool Report::write_files(const std::string &dir) const
 			throw std::runtime_error("cannot write " + dir + "/" + name);
 		return f;
 	};
+	if (fabric) {
+		auto f = open("links-over.csv");
+		f << "policy,seed,link,switch,over_s\n";
+		for (const RunSummary &r : runs)
+			for (uint32_t l = 0; l < r.stats.link_over_s.size(); l++)
+				if (r.stats.link_over_s[l] > 0)
+					f << r.policy << ',' << r.seed << ',' << link_name(*fabric, l)
+					  << ',' << fabric->name[fabric->switch_of(l)] << ','
+					  << r.stats.link_over_s[l] << '\n';
+	}
 	for (const RunSummary &r : runs) {
 		auto f = open("jobs-" + r.policy + "-s" + std::to_string(r.seed) + ".csv");
 		f << "id,nodes,arrival_s,start_s,finish_s,jct_s,isolated_s,slowdown,"

@@ -35,10 +35,16 @@ struct Report {
 	std::vector<std::string> policies;
 	std::vector<uint64_t> seeds;
 	std::vector<RunSummary> runs;  // any order
+	// Names the links in the over-capacity table (none: no table).
+	const Fabric *fabric = nullptr;
+	size_t top_links = 10;         // links listed per policy
 
 	const RunSummary *find(const std::string &policy, uint64_t seed) const;
 	// The table on stdout: per policy, median over seeds [min-max].
 	void print_table(FILE *out) const;
+	// Which links were over capacity and for how long, per policy, in
+	// the first seed (the top_links longest, then how many in all).
+	void print_links(FILE *out) const;
 	// jobs-<policy>-s<seed>.csv, summary.csv, ratios.csv, and the
 	// gnuplot data, script and SVGs (jct-cdf.svg, slowdown-cdf.svg).
 	// Returns false (after a message on stderr) if gnuplot failed.

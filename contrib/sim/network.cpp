@@ -24,6 +24,7 @@ void Network::touch(Link &l, double now)
 	if (now > l.last) {
 		if (l.cap > 0 && l.offered > l.cap * (1 + kTol)) {
 			over_s_ += now - l.last;
+			l.over_s += now - l.last;
 			over_mbit_ += l.carried * (now - l.last);
 		}
 		l.last = now;

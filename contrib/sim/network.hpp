@@ -62,6 +62,9 @@ public:
 	// Bring the congestion counters up to time now.
 	void settle(double now);
 	double over_link_seconds() const { return over_s_; }
+	// The same for one link (call settle first).
+	double over_seconds(uint32_t link) const { return links_[link].over_s; }
+	size_t links() const { return links_.size(); }
 	double over_mbit() const { return over_mbit_; }
 	uint64_t solves() const { return solves_; }
 	size_t active_flows() const { return n_active_; }
@@ -73,6 +76,7 @@ private:
 		double offered = 0;           // sum weight*cap
 		double carried = 0;           // sum weight*rate
 		double last = 0;              // congestion counters updated to
+		double over_s = 0;            // time offered > capacity
 		uint32_t mark = 0;
 	};
 	void touch(Link &l, double now);

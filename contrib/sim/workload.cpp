@@ -303,12 +303,40 @@ Scenario scenario(const std::string &name)
 		s.description = "256 servers x 4 GPUs (1,024 GPUs), 100 Gb/s NICs, "
 				"16 racks of 16 (uplink 400 Gb/s, 4:1), 4 pods of 4 "
 				"racks (uplink 800 Gb/s, 2:1)";
+	} else if (name == "clos-ecmp") {
+		// Crux's cluster (production.md): 2,000+ GPUs on a Clos whose
+		// leaf uplinks are non-blocking in aggregate; contention comes
+		// from ECMP collisions of few large flows.  256 servers x 8 GPUs
+		// (2,048 GPUs), 8 NICs of 400 Gb/s per server (modelled as one
+		// 3.2 Tb/s node link: a ring crossing a leaf uplink runs on all
+		// eight rails), 32 racks of 8; each leaf uplink is 64 parallel
+		// links of 400 Gb/s (25.6 Tb/s = the rack's NICs, 1:1).  A ring
+		// crossing it sends 8 flows of 400 Gb/s (one channel per NIC,
+		// one queue pair per connection), hashed onto the 64 links: two
+		// on one link halve that ring.  Over 10% of jobs >= 128 GPUs,
+		// the largest 512.
+		s.fabric.tiers = 2;
+		s.fabric.nodes_per_leaf = 8;
+		s.fabric.leaves = 32;
+		s.fabric.node_link_mbps = 3200000;
+		s.fabric.oversub_leaf = 1.0;
+		s.fabric.oversub_pod = 1.0;
+		s.gpus_per_node = 8;
+		s.leaf_links = 64;
+		s.flows = 8;
+		s.gen.sizes = parse_mix("1:30,2:20,4:20,8:15,16:10,32:4,64:1", "sizes");
+		s.gen.horizon_s = 2 * 86400;
+		s.gen.min_duration_s = 900;
+		s.gen.max_duration_s = 8 * 3600;
+		s.description = "256 servers x 8 GPUs (2,048 GPUs), 8 x 400 Gb/s "
+				"NICs per server, 32 racks of 8, leaf uplinks 64 x "
+				"400 Gb/s ECMP (1:1), 8 flows per ring crossing";
 	} else {
 		throw std::runtime_error("unknown scenario '" + name +
-					 "' (testbed or large)");
+					 "' (testbed, large or clos-ecmp)");
 	}
 	s.fabric.node_prefix = "node";
-	if (name == "large") {
+	if (name == "large" || name == "clos-ecmp") {
 		// Without dlrm: its 7-11 ms iterations cost more events than
 		// all other models together (see orrery-sim(1), LIMITS); the
 		// testbed keeps it.

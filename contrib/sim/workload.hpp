@@ -62,9 +62,11 @@ struct Scenario {
 	uint32_t gpus_per_node = 1;
 	GeneratorOptions gen;
 	std::string description;
+	uint32_t leaf_links = 1;  // parallel links of each leaf uplink (ECMP)
+	uint32_t flows = 0;       // flows per job per uplink; 0 = liborrery's
 };
 
-// "testbed" or "large"; throws on another name.
+// "testbed", "large" or "clos-ecmp"; throws on another name.
 Scenario scenario(const std::string &name);
 
 // Resolve rows into jobs (ids = row order).

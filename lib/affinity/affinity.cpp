@@ -11,6 +11,20 @@
 
 namespace orrery {
 
+double AffinityLink::effective_mbps() const
+{
+	const LinkCap c = cap();
+	if (!c.ecmp() || !c.mbps)
+		return (double)capacity_mbps;
+	uint64_t f = 0;
+	for (const Pattern &p : patterns)
+		f += job_flows(p.flows, p.flow_mult, c);
+	f = std::min<uint64_t>(f, kMaxFlows);
+	EcmpExcess model(c);
+	const double C = (double)capacity_mbps;
+	return std::max(c.per_link(), C - model(C, (uint32_t)f));
+}
+
 namespace {
 
 struct UnionFind {
@@ -72,7 +86,7 @@ AffinityResult solve_affinity(const std::vector<int64_t> &periods_us,
 					std::to_string(n));
 			lj.push_back(LinkJob{al.patterns[m], std::nullopt});
 		}
-		opt[l] = best_rotations(lj, al.capacity_mbps, o);
+		opt[l] = best_rotations(lj, al.cap(), o);
 		gain[l] = opt[l].score - opt[l].score_unshifted;
 		res.links[l].id = al.id;
 		res.links[l].score_optimal = opt[l].score;
@@ -158,7 +172,7 @@ AffinityResult solve_affinity(const std::vector<int64_t> &periods_us,
 			sh.push_back(res.shift_us[al.jobs[m]]);
 		}
 		res.links[l].score_achieved = score_shifts(lj, opt[l].circle, sh,
-						al.capacity_mbps, nullptr);
+						al.cap(), nullptr);
 	}
 	return res;
 }

@@ -15,6 +15,15 @@ struct AffinityLink {
 	uint64_t capacity_mbps;
 	std::vector<size_t> jobs;       // indices into AffinityInput::periods
 	std::vector<Pattern> patterns;  // per member, scaled to this link
+	uint32_t links = 1;             // parallel links (ECMP)
+	uint32_t flows = kDefaultFlows; // flows of a member that says none
+
+	LinkCap cap() const { return LinkCap(capacity_mbps, links, flows); }
+	// What the link carries when all its members send at once: the
+	// capacity less the expected ECMP collision excess of their flows
+	// (lib/circle/ecmp.hpp); the capacity on a single pipe.  The time
+	// division's predictions (lib/tdiv) use it.
+	double effective_mbps() const;
 };
 
 struct AffinityResult {

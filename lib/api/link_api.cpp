@@ -147,3 +147,12 @@ void orrery_link_result_free(orrery_link_result_t *r)
 }
 
 }  // extern "C"
+
+double orrery_ecmp_excess(uint64_t capacity_mbps, uint32_t links,
+			  uint32_t flows, double total_mbps)
+{
+	if (links < 1 || links > orrery::kMaxLinks || !(total_mbps >= 0))
+		return 0.0;
+	orrery::EcmpExcess m(orrery::LinkCap(capacity_mbps, links, flows));
+	return m(total_mbps, flows);
+}

@@ -85,21 +85,28 @@ int orrery_topology_finalize(orrery_topology_t *t, orrery_error_t *err)
 	});
 }
 
+// The switch named sw, which must have an uplink (not the root).
+static orrery::Switch &uplink_switch(orrery_topology_t *t, const char *sw)
+{
+	need(t, "topology");
+	std::string name = str(sw, "switch name");
+	long i = t->t.switch_index(name);
+	if (i < 0)
+		fail(ORRERY_ENOENT, "unknown switch '" + name + "'");
+	orrery::Switch &s = t->t.switches[(size_t)i];
+	if (t->t.finalized() ? s.parent < 0 : s.parent_name.empty())
+		fail(ORRERY_EINVAL, "switch '" + name +
+		     "' is the root: it has no uplink");
+	return s;
+}
+
 int orrery_topology_set_uplink(orrery_topology_t *t, const char *sw,
 			       uint64_t up_mbps, uint64_t down_mbps,
 			       orrery_error_t *err)
 {
 	return guard(err, [&] {
-		need(t, "topology");
-		std::string name = str(sw, "switch name");
-		long i = t->t.switch_index(name);
-		if (i < 0)
-			fail(ORRERY_ENOENT, "unknown switch '" + name + "'");
+		orrery::Switch &s = uplink_switch(t, sw);
 		check_uplink(up_mbps, down_mbps);
-		orrery::Switch &s = t->t.switches[(size_t)i];
-		if (t->t.finalized() ? s.parent < 0 : s.parent_name.empty())
-			fail(ORRERY_EINVAL, "switch '" + name +
-			     "' is the root: it has no uplink");
 		s.up_mbps = up_mbps;
 		s.down_mbps = down_mbps;
 	});
@@ -130,6 +137,67 @@ int orrery_topology_set_level_uplink(orrery_topology_t *t, int level,
 			     " (levels with uplinks: 0 to " +
 			     std::to_string(std::max(0, top - 1)) + ")");
 	});
+}
+
+static void check_links(uint32_t links)
+{
+	if (links < 1 || links > orrery::kMaxLinks)
+		orrery::fail(ORRERY_ERANGE, "parallel links " + std::to_string(links) +
+			     ": expected 1 to " + std::to_string(orrery::kMaxLinks));
+}
+
+int orrery_topology_set_uplink_links(orrery_topology_t *t, const char *sw,
+				     uint32_t links, orrery_error_t *err)
+{
+	return guard(err, [&] {
+		orrery::Switch &s = uplink_switch(t, sw);
+		check_links(links);
+		s.up_links = links;
+	});
+}
+
+int orrery_topology_set_level_uplink_links(orrery_topology_t *t, int level,
+					   uint32_t links, orrery_error_t *err)
+{
+	return guard(err, [&] {
+		need(t, "topology");
+		if (!t->t.finalized())
+			fail(ORRERY_ESTATE, "levels are known only after finalize");
+		check_links(links);
+		size_t hit = 0;
+		for (orrery::Switch &s : t->t.switches) {
+			if (s.level != level || s.parent < 0)
+				continue;
+			s.up_links = links;
+			hit++;
+		}
+		if (!hit)
+			fail(ORRERY_ERANGE, "no uplinks at level " + std::to_string(level));
+	});
+}
+
+uint32_t orrery_topology_uplink_links(const orrery_topology_t *t, size_t i)
+{
+	if (!t || i >= t->t.switches.size())
+		return 0;
+	return t->t.switches[i].up_links;
+}
+
+int orrery_topology_set_flows(orrery_topology_t *t, uint32_t flows,
+			      orrery_error_t *err)
+{
+	return guard(err, [&] {
+		need(t, "topology");
+		if (flows < 1 || flows > orrery::kMaxFlows)
+			fail(ORRERY_ERANGE, "flows " + std::to_string(flows) +
+			     ": expected 1 to " + std::to_string(orrery::kMaxFlows));
+		t->t.flows_per_job = flows;
+	});
+}
+
+uint32_t orrery_topology_flows(const orrery_topology_t *t)
+{
+	return t ? t->t.flows_per_job : 0;
 }
 
 void orrery_topology_set_node_link(orrery_topology_t *t, uint64_t mbps)

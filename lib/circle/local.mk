@@ -2,11 +2,13 @@
 # C API wrappers for them (orrery.h "Unified circle ..." section).
 lib_liborrery_la_SOURCES += lib/circle/circle.hpp lib/circle/circle.cpp \
 	lib/circle/score.hpp lib/circle/score.cpp \
+	lib/circle/ecmp.hpp lib/circle/ecmp.cpp \
 	lib/api/link_api.cpp
 
 # Tests of the internals compile the sources they exercise (liborrery
 # exports only the C API).
 circle_internal_sources = lib/circle/circle.cpp lib/circle/score.cpp \
+	lib/circle/ecmp.cpp \
 	lib/core/error.cpp lib/core/types.cpp lib/api/link_api.cpp \
 	lib/writers/svg.cpp
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -30,6 +31,33 @@ double score_of_total(const std::vector<double> &total,
 		if (t > C)
 			excess += (t - C) / C;
 		if (t > over_at)
+			over++;
+	}
+	if (over_fraction)
+		*over_fraction = (double)over / (double)total.size();
+	return 1.0 - excess / (double)total.size();
+}
+
+double score_of_bins(const std::vector<double> &total,
+		     const std::vector<uint32_t> &flows, const LinkCap &cap,
+		     double *over_fraction)
+{
+	if (!cap.ecmp())
+		return score_of_total(total, cap.mbps, over_fraction);
+	if (over_fraction)
+		*over_fraction = 0.0;
+	if (cap.mbps == 0 || total.empty())
+		return 1.0;
+	if (flows.size() != total.size())
+		fail(ORRERY_EINTERNAL, "score_of_bins: flows and demand differ in length");
+	const double C = (double)cap.mbps;
+	EcmpExcess model(cap);
+	double excess = 0.0;
+	size_t over = 0;
+	for (size_t b = 0; b < total.size(); b++) {
+		double e = model(total[b], flows[b]);
+		excess += e / C;
+		if (e > C * kOverEpsilon)
 			over++;
 	}
 	if (over_fraction)
@@ -63,17 +91,26 @@ Circle circle_of(const std::vector<LinkJob> &jobs, const CircleOpts &o)
 
 double score_shifts(const std::vector<LinkJob> &jobs, const Circle &c,
 		    const std::vector<int64_t> &shift_us,
-		    uint64_t capacity_mbps, double *over_fraction)
+		    const LinkCap &cap, double *over_fraction)
 {
 	std::vector<double> total(c.bins, 0.0);
+	std::vector<uint32_t> flows(cap.ecmp() ? c.bins : 0, 0);
+	std::vector<uint32_t> mark(flows.size(), UINT32_MAX);
 	std::vector<std::pair<uint32_t, double>> sp;
 	for (size_t j = 0; j < jobs.size(); j++) {
 		discretise_sparse(jobs[j].pattern, 1.0, c, j,
 				  (double)shift_us[j], sp);
-		for (const auto &[b, v] : sp)
+		const uint32_t f = cap.ecmp() ? job_flows(jobs[j].pattern.flows,
+					jobs[j].pattern.flow_mult, cap) : 0;
+		for (const auto &[b, v] : sp) {
 			total[b] += v;
+			if (f && v > 0 && mark[b] != (uint32_t)j) {
+				mark[b] = (uint32_t)j;
+				flows[b] += f;
+			}
+		}
 	}
-	return score_of_total(total, capacity_mbps, over_fraction);
+	return score_of_bins(total, flows, cap, over_fraction);
 }
 
 namespace {
@@ -81,22 +118,26 @@ namespace {
 // Whole-bin rotations of sparse fixed-point demand vectors on a total.
 class Rotator {
 public:
-	Rotator(uint32_t bins, uint64_t capacity, double max_total)
-		: A_(bins), tot_(bins, 0)
+	Rotator(uint32_t bins, const LinkCap &capacity, double max_total)
+		: A_(bins), tot_(bins, 0), model_(capacity)
 	{
 		// Fixed-point unit: 1/1024 Mbit/s, coarser if needed so that
 		// the excess summed over all bins stays inside int64.
 		double f = 1024.0;
 		double lim = std::ldexp(1.0, 61) / ((double)bins + 1.0);
-		if ((max_total + (double)capacity) * f > lim)
-			f = lim / (max_total + (double)capacity);
+		if ((max_total + (double)capacity.mbps) * f > lim)
+			f = lim / (max_total + (double)capacity.mbps);
 		f_ = f;
-		cap_ = (int64_t)std::llround((double)capacity * f);
+		cap_ = (int64_t)std::llround((double)capacity.mbps * f);
+		if (capacity.ecmp())
+			fl_.assign(bins, 0);
 	}
 
-	// Register a job's demand at rotation 0; returns its index.
-	size_t add_job(const std::vector<double> &d)
+	// Register a job's demand at rotation 0 and its flows (ECMP);
+	// returns its index.
+	size_t add_job(const std::vector<double> &d, uint32_t flows = 0)
 	{
+		job_fl_.push_back(flows);
 		std::vector<std::pair<uint32_t, int64_t>> nz;
 		for (uint32_t b = 0; b < A_; b++) {
 			int64_t v = (int64_t)std::llround(d[b] * f_);
@@ -110,6 +151,17 @@ public:
 
 	void place(size_t j, uint32_t k, int sign)
 	{
+		if (!fl_.empty()) {
+			const uint32_t f = job_fl_[j];
+			for (const auto &[b, v] : nz_[j]) {
+				uint32_t bb = b + k >= A_ ? b + k - A_ : b + k;
+				excess_ -= exc(tot_[bb], fl_[bb]);
+				tot_[bb] += sign * v;
+				fl_[bb] = sign > 0 ? fl_[bb] + f : fl_[bb] - f;
+				excess_ += exc(tot_[bb], fl_[bb]);
+			}
+			return;
+		}
 		for (const auto &[b, v] : nz_[j]) {
 			uint32_t bb = b + k >= A_ ? b + k - A_ : b + k;
 			excess_ -= exc(tot_[bb]);
@@ -121,6 +173,15 @@ public:
 	int64_t cost(size_t j, uint32_t k) const
 	{
 		int64_t d = 0;
+		if (!fl_.empty()) {
+			const uint32_t f = job_fl_[j];
+			for (const auto &[b, v] : nz_[j]) {
+				uint32_t bb = b + k >= A_ ? b + k - A_ : b + k;
+				d += exc(tot_[bb] + v, fl_[bb] + f) -
+				     exc(tot_[bb], fl_[bb]);
+			}
+			return d;
+		}
 		for (const auto &[b, v] : nz_[j]) {
 			uint32_t bb = b + k >= A_ ? b + k - A_ : b + k;
 			d += exc(tot_[bb] + v) - exc(tot_[bb]);
@@ -131,6 +192,14 @@ public:
 
 private:
 	int64_t exc(int64_t x) const { return x > cap_ ? x - cap_ : 0; }
+	// ECMP: the expected excess, in the same fixed point (a function of
+	// (x, flows) only, so placing and removing a job stays exact).
+	int64_t exc(int64_t x, uint32_t flows) const
+	{
+		if (x <= 0 || flows == 0)
+			return 0;
+		return (int64_t)std::llround(model_((double)x / f_, flows) * f_);
+	}
 
 	uint32_t A_;
 	double f_ = 1.0;
@@ -138,6 +207,9 @@ private:
 	std::vector<int64_t> tot_;
 	int64_t excess_ = 0;
 	std::vector<std::vector<std::pair<uint32_t, int64_t>>> nz_;
+	EcmpExcess model_;
+	std::vector<uint32_t> fl_;      // ECMP: flows per bin
+	std::vector<uint32_t> job_fl_;  // ECMP: flows per job
 };
 
 struct Search {
@@ -256,8 +328,9 @@ int64_t mod_gate(int64_t s, int64_t g)
 }  // namespace
 
 LinkScore best_rotations(const std::vector<LinkJob> &jobs,
-			 uint64_t capacity_mbps, const CircleOpts &o)
+			 const LinkCap &cap, const CircleOpts &o)
 {
+	const uint64_t capacity_mbps = cap.mbps;
 	LinkScore r;
 	if (jobs.empty())
 		fail(ORRERY_EINVAL, "best_rotations: no jobs on the link");
@@ -281,7 +354,7 @@ LinkScore best_rotations(const std::vector<LinkJob> &jobs,
 			any_fixed = true;
 		}
 	}
-	r.score_unshifted = score_shifts(jobs, c, base, capacity_mbps,
+	r.score_unshifted = score_shifts(jobs, c, base, cap,
 					 &r.over_fraction_unshifted);
 	r.shift_us = base;
 	r.score = r.score_unshifted;
@@ -313,10 +386,11 @@ LinkScore best_rotations(const std::vector<LinkJob> &jobs,
 			dem[j][b] += v;
 		max_total += *std::max_element(dem[j].begin(), dem[j].end());
 	}
-	Rotator rot(c.bins, capacity_mbps, max_total);
+	Rotator rot(c.bins, cap, max_total);
 	std::vector<size_t> idx(n);
 	for (size_t j = 0; j < n; j++)
-		idx[j] = rot.add_job(dem[j]);
+		idx[j] = rot.add_job(dem[j], cap.ecmp() ? job_flows(
+			jobs[j].pattern.flows, jobs[j].pattern.flow_mult, cap) : 0);
 	for (size_t j = 0; j < n; j++)
 		if (std::find(movable.begin(), movable.end(), j) == movable.end())
 			rot.place(idx[j], 0, +1);
@@ -366,7 +440,7 @@ LinkScore best_rotations(const std::vector<LinkJob> &jobs,
 		shifts[j] = mod_gate(us, c.gate_period_us[j]);
 	}
 	double over = 0.0;
-	double sc = score_shifts(jobs, c, shifts, capacity_mbps, &over);
+	double sc = score_shifts(jobs, c, shifts, cap, &over);
 	// Never worse than leaving the jobs alone; on a tie the smaller
 	// shifts (all zero) win.
 	if (sc > r.score_unshifted + 1e-12) {
@@ -389,6 +463,21 @@ struct NewcomerLink {
 	// Newcomer at shift 0, one entry per touched bin: candidates that
 	// are whole bins on this circle rotate it instead of discretising.
 	std::vector<std::pair<uint32_t, double>> nc0;
+	// ECMP (lib/circle/ecmp.hpp): flows per bin of the pinned jobs, the
+	// newcomer's flows, and the model; empty/null on a single pipe.
+	std::vector<uint32_t> flows;
+	uint32_t nc_flows = 0;
+	std::unique_ptr<EcmpExcess> model;
+
+	double exc(double t, uint32_t f) const
+	{
+		return model ? (*model)(t, f) : std::max(0.0, t - C);
+	}
+	bool is_over(double t, uint32_t f) const
+	{
+		return model ? (*model)(t, f) > C * kOverEpsilon
+			     : t > C * (1.0 + kOverEpsilon);
+	}
 };
 
 }  // namespace
@@ -429,13 +518,28 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 		x.C = (double)lp.capacity_mbps;
 		gate = std::max(gate, x.circle.gate_period_us[x.nc]);
 		x.total.assign(x.circle.bins, 0.0);
+		const LinkCap cap(lp.capacity_mbps, lp.links, lp.flows);
+		if (cap.ecmp() && cap.mbps) {
+			x.model.reset(new EcmpExcess(cap));
+			x.flows.assign(x.circle.bins, 0);
+			x.nc_flows = job_flows(lp.newcomer.flows,
+					       lp.newcomer.flow_mult, cap);
+		}
+		std::vector<uint32_t> mark(x.flows.size(), UINT32_MAX);
 		std::vector<std::pair<uint32_t, double>> sp;
 		for (size_t j = 0; j < lp.others.size(); j++) {
 			int64_t g = x.circle.gate_period_us[j];
 			discretise_sparse(lp.others[j].pattern, 1.0, x.circle, j,
 				(double)(*lp.others[j].fixed_shift_us % g), sp);
-			for (const auto &[b, v] : sp)
+			const uint32_t f = x.model ? job_flows(lp.others[j].pattern.flows,
+				lp.others[j].pattern.flow_mult, cap) : 0;
+			for (const auto &[b, v] : sp) {
 				x.total[b] += v;
+				if (f && v > 0 && mark[b] != (uint32_t)j) {
+					mark[b] = (uint32_t)j;
+					x.flows[b] += f;
+				}
+			}
 		}
 		if (lp.capacity_mbps == 0)
 			continue;
@@ -448,11 +552,10 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 			if (d[b] != 0.0)
 				x.nc0.emplace_back(b, d[b]);
 		R = std::min(R, x.circle.rotations(x.nc));
-		for (double t : x.total) {
-			if (t > x.C)
-				x.excess += t - x.C;
-			if (t > x.C * (1.0 + kOverEpsilon))
-				x.over++;
+		for (uint32_t b = 0; b < x.circle.bins; b++) {
+			uint32_t f = x.model ? x.flows[b] : 0;
+			x.excess += x.exc(x.total[b], f);
+			x.over += x.is_over(x.total[b], f);
 		}
 	}
 	r.gate_period_us = gate;
@@ -482,7 +585,8 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				continue;
 			}
 			const uint32_t A = x.circle.bins;
-			const double C = x.C, over_at = C * (1.0 + kOverEpsilon);
+			const double C = x.C;
+			const bool ecmp = x.model != nullptr;
 			double sl = std::fmod(se, (double)x.circle.gate_period_us[x.nc]);
 			double q_real = sl * (double)A / (double)x.circle.perimeter_us;
 			double q = std::nearbyint(q_real);
@@ -494,9 +598,10 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				for (const auto &[b, v] : x.nc0) {
 					uint32_t bb = b + k >= A ? b + k - A : b + k;
 					double t0 = x.total[bb], t1 = t0 + v;
-					excess += std::max(0.0, t1 - C) -
-						  std::max(0.0, t0 - C);
-					over += (t1 > over_at) - (t0 > over_at);
+					uint32_t f0 = ecmp ? x.flows[bb] : 0;
+					uint32_t f1 = f0 + (v > 0 ? x.nc_flows : 0);
+					excess += x.exc(t1, f1) - x.exc(t0, f0);
+					over += (long)x.is_over(t1, f1) - (long)x.is_over(t0, f0);
 				}
 			} else {
 				discretise_sparse(links[l].newcomer, 1.0, x.circle,
@@ -509,9 +614,10 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				}
 				for (uint32_t b : touched) {
 					double t0 = x.total[b], t1 = t0 + add[b];
-					excess += std::max(0.0, t1 - C) -
-						  std::max(0.0, t0 - C);
-					over += (t1 > over_at) - (t0 > over_at);
+					uint32_t f0 = ecmp ? x.flows[b] : 0;
+					uint32_t f1 = f0 + (add[b] > 0 ? x.nc_flows : 0);
+					excess += x.exc(t1, f1) - x.exc(t0, f0);
+					over += (long)x.is_over(t1, f1) - (long)x.is_over(t0, f0);
 					add[b] = 0.0;
 				}
 			}

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "circle/circle.hpp"
+#include "circle/ecmp.hpp"
 
 namespace orrery {
 
@@ -43,12 +44,17 @@ double score_of(const std::vector<std::vector<double>> &demand,
 // The same from the total demand per bin.
 double score_of_total(const std::vector<double> &total,
 		      uint64_t capacity_mbps, double *over_fraction);
+// With parallel links: flows[b] = flows Up in bin b (lib/circle/ecmp.hpp);
+// the excess of a bin is the expected one.  One link: score_of_total.
+double score_of_bins(const std::vector<double> &total,
+		     const std::vector<uint32_t> &flows, const LinkCap &cap,
+		     double *over_fraction);
 
 // Score of the given shifts on a circle (µs, any value; reduced modulo
 // each job's gate period).
 double score_shifts(const std::vector<LinkJob> &jobs, const Circle &c,
 		    const std::vector<int64_t> &shift_us,
-		    uint64_t capacity_mbps, double *over_fraction);
+		    const LinkCap &cap, double *over_fraction);
 
 // The circle the jobs share.
 Circle circle_of(const std::vector<LinkJob> &jobs, const CircleOpts &o);
@@ -57,7 +63,7 @@ Circle circle_of(const std::vector<LinkJob> &jobs, const CircleOpts &o);
 // times the circle fits exact_budget, else greedy + coordinate descent).
 // Deterministic; ties go to the smallest shifts.
 LinkScore best_rotations(const std::vector<LinkJob> &jobs,
-			 uint64_t capacity_mbps, const CircleOpts &o);
+			 const LinkCap &cap, const CircleOpts &o);
 
 // One newcomer across several links, other jobs pinned: the one shift
 // (in [0, newcomer gate period)) maximising min link score, then mean,
@@ -69,6 +75,8 @@ LinkScore best_rotations(const std::vector<LinkJob> &jobs,
 // and the shift is taken modulo each link's own.
 struct LinkProblem {
 	uint64_t capacity_mbps = 0;   // 0 = unknown: unconstrained, score 1
+	uint32_t links = 1;           // parallel links (ECMP)
+	uint32_t flows = kDefaultFlows;  // default flows per job
 	std::vector<LinkJob> others;  // all with fixed_shift_us set
 	Pattern newcomer;             // scaled to this link
 };

@@ -32,6 +32,11 @@ struct Phase {
 struct Pattern {
 	int64_t period_us = 0;
 	std::vector<Phase> phases;
+	// Flows the job sends across one uplink (ECMP, lib/circle/ecmp.hpp):
+	// 0 = the link's default; flow_mult is set by pattern_on_link (an
+	// all-to-all crossing carries m(n-m) connections).
+	uint32_t flows = 0;
+	uint32_t flow_mult = 1;
 
 	bool operator==(const Pattern &o) const
 	{

@@ -74,12 +74,12 @@ const std::vector<LinkJob> &LinkDemandCache::pinned(size_t sw)
 }
 
 // Score of a pattern alone on a link, on its own circle.
-static LinkOutcome lone_link_score(const Pattern &p, uint64_t cap, const CircleOpts &o)
+static LinkOutcome lone_link_score(const Pattern &p, const LinkCap &cap, const CircleOpts &o)
 {
 	Circle circ = unify({p.period_us}, o);
-	std::vector<std::vector<double>> d{discretise(p, 1.0, circ, 0, 0)};
 	LinkOutcome out;
-	out.score = score_of(d, cap, &out.over_fraction);
+	out.score = score_shifts({LinkJob{p, std::nullopt}}, circ, {0}, cap,
+				 &out.over_fraction);
 	out.score_unshifted = out.score;
 	return out;
 }
@@ -142,22 +142,28 @@ Evaluation evaluate(const Cluster &c, const std::vector<uint32_t> &nodes,
 	probs.reserve(xs.size());
 	for (size_t i = 0; i < xs.size(); i++) {
 		const Crossing &x = xs[i];
-		uint64_t cap = t.capacity(x.sw);
+		const LinkCap lc = t.link_cap(x.sw);
+		const uint64_t cap = lc.mbps;
 		if (!cap)
 			continue;
 		Pattern mine = pattern_on_link(p, x);
-		if (cache->pinned_peak(x.sw) + peak_demand(mine) <= (double)cap)
+		// On parallel links (ECMP) demand past one link's capacity can
+		// already collide (lib/circle/ecmp.hpp).
+		const double fits = lc.ecmp() ? lc.per_link() : (double)cap;
+		if (cache->pinned_peak(x.sw) + peak_demand(mine) <= fits)
 			continue;
 		if (cache->pinned(x.sw).empty()) {
 			// The newcomer alone over capacity (an all-to-all
 			// phase scaled up on this link): rotating a lone job
 			// changes nothing, so score it once, unshifted.
 			lone.push_back(i);
-			lone_score.push_back(lone_link_score(mine, cap, c.circle()));
+			lone_score.push_back(lone_link_score(mine, lc, c.circle()));
 			continue;
 		}
 		LinkProblem lp;
 		lp.capacity_mbps = cap;
+		lp.links = lc.links;
+		lp.flows = lc.flows;
 		lp.others = cache->pinned(x.sw);
 		lp.newcomer = std::move(mine);
 		probs.push_back(std::move(lp));

@@ -21,6 +21,8 @@ std::vector<AffinityLink> shared_links(const Cluster &c)
 		AffinityLink l;
 		l.id = (uint32_t)sw;
 		l.capacity_mbps = cap;
+		l.links = t.switches[sw].up_links;
+		l.flows = t.flows_per_job;
 		for (uint32_t id : ids) {
 			const RunningJob *j = c.job(id);
 			const Crossing *x = j ? j->crossing(sw) : nullptr;

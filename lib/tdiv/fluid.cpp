@@ -116,7 +116,7 @@ std::vector<double> predict_iterations(const std::vector<Pattern> &jobs,
 	std::vector<uint8_t> frozen(n);
 	auto solve_rates = [&]() {
 		for (size_t l = 0; l < links.size(); l++)
-			resid[l] = (double)links[l].capacity_mbps;
+			resid[l] = links[l].effective_mbps();
 		for (size_t j = 0; j < n; j++) {
 			run[j].rate = 0;
 			frozen[j] = run[j].st != St::Up;
@@ -149,7 +149,7 @@ std::vector<double> predict_iterations(const std::vector<Pattern> &jobs,
 				const Phase &ph = r.p->phases[r.phase];
 				bool fr = r.rate >= (double)ph.demand_mbps * (1 - kTol);
 				for (const auto &[l, w] : r.w[r.phase])
-					fr |= resid[l] <= (double)links[l].capacity_mbps * kTol;
+					fr |= resid[l] <= links[l].effective_mbps() * kTol;
 				frozen[j] = fr;
 			}
 		}

@@ -112,7 +112,7 @@ bool pack(const std::vector<std::vector<JobOnLink>> &jl,
 		for (int64_t s : cand) {
 			bool ok = true;
 			for (const JobOnLink &x : jl[j]) {
-				const double C = (double)links[x.link].capacity_mbps;
+				const double C = links[x.link].effective_mbps();
 				std::vector<Iv> with = placed[x.link];
 				double before = excess(with, C);
 				for (const Iv &v : x.base)
@@ -182,7 +182,7 @@ TimeDivision divide_time(const std::vector<Pattern> &jobs,
 				jl[j].push_back(std::move(x));
 		}
 		if (L.capacity_mbps)
-			lower = std::max(lower, (int64_t)std::ceil(bytes / (double)L.capacity_mbps));
+			lower = std::max(lower, (int64_t)std::ceil(bytes / L.effective_mbps()));
 	}
 	const int64_t q = std::max<int64_t>(1, o.quantum_us);
 	auto round_up = [&](int64_t v) { return (v + q - 1) / q * q; };

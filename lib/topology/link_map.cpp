@@ -41,6 +41,10 @@ Pattern pattern_on_link(const Pattern &p, const Crossing &c)
 	Pattern out = p;
 	for (Phase &ph : out.phases) {
 		if (ph.coll == Collective::AllToAll && c.n > 1) {
+			// m(n-m) node pairs talk across the uplink, each over
+			// its own connection (ECMP flows, lib/circle/ecmp.hpp).
+			uint64_t pairs = (uint64_t)c.m * (uint64_t)(c.n - c.m);
+			out.flow_mult = (uint32_t)std::min<uint64_t>(pairs, kMaxFlows);
 			double f = (double)c.m * (double)(c.n - c.m) / (double)(c.n - 1);
 			ph.demand_mbps = (uint64_t)std::llround((double)ph.demand_mbps * f);
 		}

@@ -125,3 +125,12 @@ uint64_t Topology::capacity(size_t sw) const
 }
 
 }  // namespace orrery
+
+namespace orrery {
+
+LinkCap Topology::link_cap(size_t sw) const
+{
+	return LinkCap(capacity(sw), switches.at(sw).up_links, flows_per_job);
+}
+
+}  // namespace orrery

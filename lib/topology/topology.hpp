@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "circle/ecmp.hpp"
 #include "core/types.hpp"
 
 namespace orrery {
@@ -18,6 +19,7 @@ struct Switch {
 	int level = 0;                  // leaf = 0
 	uint64_t up_mbps = 0;           // uplink, 0 = unknown
 	uint64_t down_mbps = 0;
+	uint32_t up_links = 1;          // parallel links sharing up_mbps (ECMP)
 	std::vector<size_t> children;   // switch indices
 	std::vector<size_t> nodes;      // node indices (leaves only)
 };
@@ -33,6 +35,9 @@ public:
 	std::vector<std::string> nodes;
 	std::vector<size_t> node_leaf;  // node index -> leaf switch index
 	uint64_t node_link_mbps = 100000;
+	// Flows a job sends across an uplink when its profile says none
+	// (lib/circle/ecmp.hpp; orrery.conf flows=).
+	uint32_t flows_per_job = kDefaultFlows;
 	// How the tree was made ("generated: tiers=2 ..."), for the header
 	// comment topology.conf writers put on top; may be empty.
 	std::string origin;
@@ -41,6 +46,9 @@ public:
 	long switch_index(const std::string &name) const;
 	// Capacity used for scoring: min of both directions, 0 = unknown.
 	uint64_t capacity(size_t sw) const;
+	// The same with its parallel links and the default flows: what the
+	// score models (lib/circle/ecmp.hpp).
+	LinkCap link_cap(size_t sw) const;
 
 private:
 	std::unordered_map<std::string, size_t> node_idx_, switch_idx_;

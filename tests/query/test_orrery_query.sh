@@ -108,6 +108,26 @@ run "place fits inside one leaf" 0 $Q place --topology "$EX/two-tier-32.conf" \
 	--jobs "$JOBS" --nodes 8 --profile "$PROF"
 matches out '^  1 +node\[025-032\] +0 +1 +1\.000 '
 has out "The best candidate stays below one switch: it crosses no uplink."
+# ECMP, by hand (orrery-score(7)): a one-flow job Up half of 100 ms at
+# 100 Gb/s on both leaf uplinks; a newcomer like it.  One 200 Gb/s pipe
+# holds both at any shift; two 100 Gb/s links collide half of the time:
+# 0.875 in step, 1 shifted by 50 ms.
+printf '101 node[001,003] period=100ms;up=0ms+50ms@100Gbps shift=0ms\n' >"$tmp/ecmp.jobs"
+run "place on one pipe" 0 $Q place --generate tiers=2,leaves=2,nodes-per-leaf=2,link=100Gbps \
+	--uplink 0=200Gbps --flows 1 --jobs "$tmp/ecmp.jobs" --nodes 2 \
+	--profile 'period=100ms;up=0ms+50ms@100Gbps'
+matches out '^  leaf01 +0 +200 Gb/s +1\.000 +1\.000 '
+run "place on two ECMP links" 0 $Q place --generate tiers=2,leaves=2,nodes-per-leaf=2,link=100Gbps \
+	--uplink 0=2x100Gbps --flows 1 --jobs "$tmp/ecmp.jobs" --nodes 2 \
+	--profile 'period=100ms;up=0ms+50ms@100Gbps'
+matches out '^  1 +node\[002,004\] +1 +2 +1\.000 +1\.000 +50 ms '
+matches out '^  leaf01 +0 +2x100 Gb/s +1\.000 +0\.875 '
+run "bad ECMP uplink" 2 $Q place --generate tiers=2,leaves=2,nodes-per-leaf=2,link=100Gbps \
+	--uplink 0=0x100Gbps --nodes 2 --profile resnet50
+matches err "KxCAP for K parallel links"
+run "bad flows" 2 $Q place --generate tiers=2,leaves=2,nodes-per-leaf=2,link=100Gbps \
+	--flows 0 --nodes 2 --profile resnet50
+matches err "flows per job per uplink, 1 to 4096"
 run "place: no room" 3 $Q place --topology "$EX/two-tier-32.conf" \
 	--jobs "$JOBS" --nodes 17 --profile "$PROF"
 run "place: explicit free list" 0 $Q place --topology "$EX/two-tier-32.conf" \

@@ -94,6 +94,46 @@ static void test_rates(void **state)
 		assert_int_equal(orrery_conf_parse_rate(bad[i], &v), -1);
 }
 
+/* Parallel uplinks (ECMP): KxRATE is K links of RATE, the aggregate
+ * stored; a plain rate is one link. */
+static void test_uplinks_kxrate(void **state)
+{
+	static const struct { const char *s; uint64_t mbps; uint32_t k; } good[] = {
+		{ "8x400Gbps", 3200000, 8 }, { "1x100Gbps", 100000, 1 },
+		{ "2 x 25Gb/s", 50000, 2 }, { "100Gbps", 100000, 1 },
+		{ "64X400Gbps", 25600000, 64 },
+	};
+	static const char *const bad[] = {
+		"0x400Gbps", "1025x1Gbps", "8x", "x400Gbps", "8y400Gbps",
+		"8x400", "-2x1Gbps", "3000x1000Tbps",
+	};
+	uint64_t v;
+	uint32_t k;
+	orrery_conf_t c;
+	char err[ORRERY_CONF_ERR_MAX] = "";
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 0;
+		k = 0;
+		assert_int_equal(orrery_conf_parse_uplink(good[i].s, &v, &k), 0);
+		assert_int_equal(v, good[i].mbps);
+		assert_int_equal(k, good[i].k);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (orrery_conf_parse_uplink(bad[i], &v, &k) != -1)
+			fail_msg("'%s' accepted", bad[i]);
+	assert_int_equal(parse("[orrery]\nflows=4\n[uplinks]\nlevel0=8x400Gbps\n"
+			       "[switch.leaf1]\nuplink=2x100Gbps\n", &c, err), 0);
+	assert_int_equal(c.flows, 4);
+	assert_int_equal(c.level_uplink_mbps[0], 3200000);
+	assert_int_equal(c.level_uplink_links[0], 8);
+	assert_int_equal(c.level_uplink_links[1], 0);
+	assert_int_equal(c.n_switches, 1);
+	assert_int_equal(c.switches[0].uplink_mbps, 200000);
+	assert_int_equal(c.switches[0].uplink_links, 2);
+	orrery_conf_free(&c);
+}
+
 /* Each bad file fails with a message naming the offending token, and
  * leaves the defaults (the plugin then runs as plain cons_tres). */
 static void test_bad_files_name_the_problem(void **state)
@@ -109,6 +149,9 @@ static void test_bad_files_name_the_problem(void **state)
 		{ "[uplinks]\nlevel16=1Gbps\n", "level16" },
 		{ "[uplinks]\nspine=1Gbps\n", "spine" },
 		{ "[uplinks]\nlevel1=fast\n", "level1=fast" },
+		{ "[uplinks]\nlevel0=0x400Gbps\n", "level0=0x400Gbps: expected" },
+		{ "[switch.s1]\nuplink=9999x1Gbps\n", "K 1..1024" },
+		{ "[orrery]\nflows=0\n", "flows=0: expected an integer 1..4096" },
 		{ "[switch.]\nuplink=1Gbps\n", "[switch.]" },
 		{ "[switch.s1]\n", "missing uplink" },
 		{ "[switch.s1]\nuplink=1Gbps\nspeed=2\n", "'speed'" },
@@ -249,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_from_empty_file),
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_uplinks_kxrate),
 		cmocka_unit_test(test_bad_files_name_the_problem),
 		cmocka_unit_test(test_same_key_in_two_groups_is_fine),
 		cmocka_unit_test(test_binary_and_oversized_input),

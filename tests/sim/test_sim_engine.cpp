@@ -295,6 +295,57 @@ static void test_fifo_backfill(void **state)
 	assert_near(r[1].start, 12, 1e-12);  // both a (10 s) and c (to 12 s)
 }
 
+// ECMP, by hand: one job of two nodes in two racks, demand D, two flows;
+// each leaf uplink is two parallel links of D/2.  Flows on both links of
+// both uplinks: each carries D/2, no stretch (200 iterations of 100 ms).
+// Both flows on one link of either uplink: that link carries D on D/2,
+// the Up phase takes 100 ms instead of 50: 150 ms iterations.  Which one
+// happens is the seeded hash's choice; every seed gives one of the two,
+// and over many seeds one uplink puts both flows on one link half the
+// time.
+static void test_ecmp_two_flows(void **state)
+{
+	const double D = 50000, P = 0.1, up = 0.05;
+	const uint64_t N = 200;
+	Fabric f = two_tier(2, 1, D);
+	f.set_links({1, 2, 2});
+	f.flows = 2;
+	std::vector<double> caps = f.network_caps();
+	assert_int_equal(caps.size(), 5);
+	assert_near(caps[1], D / 2, 1e-9);
+	assert_near(caps[4], D / 2, 1e-9);
+	bool seen[2] = {false, false};
+	int same0 = 0;
+	const int kSeeds = 2000;
+	for (uint64_t seed = 1; seed <= kSeeds; seed++) {
+		auto x = hash_flows(f, crossings(f, {0, 1}, Coll::Ring), 2,
+				    Coll::Ring, 2, seed, 0);
+		// Per uplink: one entry (both flows on one link, weight 1)
+		// or two (weight 1/2 each).
+		int entries[3] = {0, 0, 0};
+		for (const Crossing &c : x)
+			entries[f.switch_of(c.link)]++;
+		assert_true(entries[1] >= 1 && entries[1] <= 2);
+		same0 += entries[1] == 1;
+		bool collide = entries[1] == 1 || entries[2] == 1;
+		if (seen[collide] || seed > 64)
+			continue;
+		seen[collide] = true;
+		FixedPolicy pol({{{0, 1}, false, 0.0, P}});
+		EngineOptions o;
+		o.ecmp_seed = seed;
+		Engine e(f, pol, o);
+		SimStats st;
+		auto r = e.run({periodic(0, 2, P, up, D, N)}, st);
+		assert_near(r[0].jct(), N * (collide ? 0.150 : 0.100), 1e-6);
+		if (!collide)
+			assert_near(st.over_link_s, 0, 1e-9);
+	}
+	assert_true(seen[0] && seen[1]);
+	// Binomial: 1000 expected, sd 22; 5 sd either way.
+	assert_true(same0 > kSeeds / 2 - 112 && same0 < kSeeds / 2 + 112);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_single_leaf_unaffected),
 		cmocka_unit_test(test_tree_best_fit),
 		cmocka_unit_test(test_fifo_backfill),
+		cmocka_unit_test(test_ecmp_two_flows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

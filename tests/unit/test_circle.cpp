@@ -399,6 +399,81 @@ static void properties(void **)
 	printf("# heuristic below exact in %d of %d cases\n", heuristic_below, cases);
 }
 
+// ECMP (lib/circle/ecmp.hpp), by hand.  Two flows of c on two links of c:
+// on the same link half of the time (2c on a link of c: excess c), apart
+// the other half: expected excess c/2.  Two flows of c/2 fit one link
+// together: no excess.  One pipe: the plain excess.
+static void ecmp_excess_by_hand(void **)
+{
+	const double c = 400000;
+	EcmpExcess two(LinkCap((uint64_t)(2 * c), 2, 1));
+	near(two(2 * c, 2), c / 2);
+	near(two(c, 2), 0.0);
+	near(two(0.5 * c, 1), 0.0);
+	near(two(1.5 * c, 1), 0.5 * c);  // one flow sits on one link of c
+	// Four flows of c/2: 3 on a link (P = 4/16) is c/2 over, 4 (1/16) is
+	// c over; times 2 links: 6/16 c.
+	near(two(2 * c, 4), 6.0 / 16.0 * c);
+	EcmpExcess one(LinkCap((uint64_t)(2 * c), 1, 8));
+	near(one(3 * c, 5), c);
+	near(one(c, 5), 0.0);
+	// The C API gives the same.
+	near(orrery_ecmp_excess((uint64_t)(2 * c), 2, 2, 2 * c), c / 2);
+}
+
+// Two one-flow jobs, 50% duty at c, on two links of c (2c in all): one
+// pipe of 2c holds both at any rotation (score 1); with ECMP, in step,
+// they collide half of the time in the overlapping half of the circle:
+// score 1 - 0.5 * (c/2) / 2c = 0.875; shifted apart, 1.  Two flows each
+// hash better: 1 - 0.5 * (6/16 c) / 2c = 0.90625.
+static void ecmp_score_interleaves(void **)
+{
+	const uint64_t c = 400000;
+	Pattern p = one_phase(100, 0, 50, c);
+	p.flows = 1;
+	auto jobs = free_jobs({p, p});
+	LinkScore pipe = best_rotations(jobs, 2 * c, CircleOpts{});
+	near(pipe.score_unshifted, 1.0);
+	LinkScore e = best_rotations(jobs, LinkCap(2 * c, 2, 1), CircleOpts{});
+	near(e.score_unshifted, 0.875);
+	near(e.over_fraction_unshifted, 0.5);
+	near(e.score, 1.0);
+	assert_int_equal(e.shift_us[1], 50000);
+	Pattern q = p;
+	q.flows = 2;
+	LinkScore e2 = best_rotations(free_jobs({q, q}), LinkCap(2 * c, 2, 1),
+				      CircleOpts{});
+	near(e2.score_unshifted, 0.90625);
+	// No flows in the pattern: the link's default (here 2).
+	Pattern d = p;
+	d.flows = 0;
+	LinkScore e3 = best_rotations(free_jobs({d, d}), LinkCap(2 * c, 2, 2),
+				      CircleOpts{});
+	near(e3.score_unshifted, 0.90625);
+}
+
+// The same pair as a newcomer against a pinned job: shift 50 ms.
+static void ecmp_newcomer(void **)
+{
+	const uint64_t c = 400000;
+	Pattern p = one_phase(100, 0, 50, c);
+	p.flows = 1;
+	std::vector<LinkProblem> links(1);
+	links[0].capacity_mbps = 2 * c;
+	links[0].links = 2;
+	links[0].flows = 1;
+	links[0].others.push_back(LinkJob{p, int64_t(0)});
+	links[0].newcomer = p;
+	NewcomerShift r = best_newcomer_shift(links, p.period_us, CircleOpts{});
+	near(r.links[0].score_unshifted, 0.875);
+	assert_int_equal(r.shift_us, 50000);
+	near(r.score_min, 1.0);
+	links[0].links = 1;  // one pipe: every shift fits
+	r = best_newcomer_shift(links, p.period_us, CircleOpts{});
+	near(r.links[0].score_unshifted, 1.0);
+	assert_int_equal(r.shift_us, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +491,9 @@ int main(void)
 		cmocka_unit_test(newcomer_conflict),
 		cmocka_unit_test(newcomer_agreeing_links),
 		cmocka_unit_test(properties),
+		cmocka_unit_test(ecmp_excess_by_hand),
+		cmocka_unit_test(ecmp_score_interleaves),
+		cmocka_unit_test(ecmp_newcomer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

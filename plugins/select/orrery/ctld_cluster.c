@@ -102,16 +102,25 @@ static orrery_topology_t *build_topology(const orr_switches_t *sw,
 		uint64_t v = orr_ocnf.level_uplink_mbps[l];
 
 		if (v && l < sw->levels &&
-		    orrery_topology_set_level_uplink(t, l, v, v, err))
+		    (orrery_topology_set_level_uplink(t, l, v, v, err) ||
+		     orrery_topology_set_level_uplink_links(t, l,
+				orr_ocnf.level_uplink_links[l] ?
+				orr_ocnf.level_uplink_links[l] : 1, err)))
 			goto fail;
 	}
 	for (size_t i = 0; i < orr_ocnf.n_switches; i++) {
 		uint64_t v = orr_ocnf.switches[i].uplink_mbps;
 
 		if (orrery_topology_set_uplink(t, orr_ocnf.switches[i].name, v, v,
-					       err))
+					       err) ||
+		    orrery_topology_set_uplink_links(t, orr_ocnf.switches[i].name,
+				orr_ocnf.switches[i].uplink_links ?
+				orr_ocnf.switches[i].uplink_links : 1, err))
 			goto fail;
 	}
+	/* ECMP flows per job across an uplink (orrery-score(7)). */
+	if (orr_ocnf.flows && orrery_topology_set_flows(t, orr_ocnf.flows, err))
+		goto fail;
 	return t;
 fail:
 	orrery_topology_free(t);

@@ -56,9 +56,12 @@
 	X(orrery_topology_node_count) \
 	X(orrery_topology_node_index) \
 	X(orrery_topology_node_link) \
+	X(orrery_topology_set_flows) \
 	X(orrery_topology_set_level_uplink) \
+	X(orrery_topology_set_level_uplink_links) \
 	X(orrery_topology_set_node_link) \
-	X(orrery_topology_set_uplink)
+	X(orrery_topology_set_uplink) \
+	X(orrery_topology_set_uplink_links)
 
 #define ORR_WEAK(f) _Pragma(G_STRINGIFY(weak f))
 ORR_LIB_SYMS(ORR_WEAK)

@@ -123,6 +123,58 @@ int orrery_conf_parse_rate(const char *s, uint64_t *mbps)
 }
 
 #define RATE_HELP "a rate such as 100Gbps, 400Mbps or 1.6Tbps (1Mbps..1000Tbps)"
+#define UPLINK_HELP RATE_HELP ", or KxRATE for K parallel links (ECMP, K 1..1024) such as 8x400Gbps"
+
+int orrery_conf_parse_uplink(const char *s, uint64_t *mbps, uint32_t *links)
+{
+	const char *x;
+	char *end;
+	unsigned long long k;
+	uint64_t one;
+
+	if (!s)
+		return -1;
+	while (g_ascii_isspace(*s))
+		s++;
+	x = strpbrk(s, "xX");
+	if (!x || !g_ascii_isdigit(*s)) {
+		if (orrery_conf_parse_rate(s, mbps))
+			return -1;
+		*links = 1;
+		return 0;
+	}
+	errno = 0;
+	k = g_ascii_strtoull(s, &end, 10);
+	while (g_ascii_isspace(*end))
+		end++;
+	if (errno || end != x || k < 1 || k > ORRERY_CONF_MAX_LINKS)
+		return -1;
+	if (orrery_conf_parse_rate(x + 1, &one))
+		return -1;
+	if (one > UINT64_MAX / k || one * k > (uint64_t) 1e9)
+		return -1;	/* past 1000 Tb/s in all */
+	*mbps = one * k;
+	*links = (uint32_t) k;
+	return 0;
+}
+
+/* Read key as an uplink (rate or KxRATE); 1 if absent, 0 if set, -1 on
+ * error. */
+static int get_uplink(GKeyFile *kf, const char *name, const char *group,
+		      const char *key, uint64_t *out, uint32_t *links,
+		      char *err, size_t errlen)
+{
+	g_autofree char *v = g_key_file_get_value(kf, group, key, NULL);
+
+	if (!v)
+		return 1;
+	if (orrery_conf_parse_uplink(v, out, links)) {
+		set_err(err, errlen, "%s: [%s] %s=%s: expected " UPLINK_HELP,
+			name, group, key, v);
+		return -1;
+	}
+	return 0;
+}
 
 /* Read key as a rate; 1 if absent, 0 if set, -1 on error. */
 static int get_rate(GKeyFile *kf, const char *name, const char *group,
@@ -217,9 +269,23 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 		} else if (!strcmp(k, "linkspeed_unit")) {
 			get_rate(kf, name, "orrery", k,
 				 &c->linkspeed_unit_mbps, err, errlen);
+		} else if (!strcmp(k, "flows")) {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = g_ascii_strtoull(v, &end, 10);
+			if (!*v || *end || errno || n < 1 ||
+			    n > ORRERY_CONF_MAX_FLOWS) {
+				set_err(err, errlen,
+					"%s: [orrery] flows=%s: expected an integer 1..%d (flows a job sends across an uplink)",
+					name, v, ORRERY_CONF_MAX_FLOWS);
+				continue;
+			}
+			c->flows = (uint32_t) n;
 		} else {
 			set_err(err, errlen,
-				"%s: [orrery] unknown key '%s' (known: mode, candidates, default_profile, debug, channel_lead_ms, node_link, linkspeed_unit)",
+				"%s: [orrery] unknown key '%s' (known: mode, candidates, default_profile, debug, channel_lead_ms, node_link, linkspeed_unit, flows)",
 				name, k);
 		}
 	}
@@ -244,8 +310,8 @@ static int parse_uplinks_group(GKeyFile *kf, const char *name,
 				name, k, ORRERY_CONF_MAX_LEVELS - 1);
 			continue;
 		}
-		get_rate(kf, name, "uplinks", k, &c->level_uplink_mbps[lvl],
-			 err, errlen);
+		get_uplink(kf, name, "uplinks", k, &c->level_uplink_mbps[lvl],
+			   &c->level_uplink_links[lvl], err, errlen);
 	}
 	return 0;
 }
@@ -257,6 +323,7 @@ static int parse_switch_group(GKeyFile *kf, const char *name,
 	const char *sw = group + strlen("switch.");
 	g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
 	uint64_t up = 0;
+	uint32_t links = 1;
 	bool bad = false;
 
 	if (!*sw || strlen(sw) > 255) {
@@ -273,7 +340,8 @@ static int parse_switch_group(GKeyFile *kf, const char *name,
 			bad = true;
 		}
 	}
-	switch (get_rate(kf, name, group, "uplink", &up, err, errlen)) {
+	switch (get_uplink(kf, name, group, "uplink", &up, &links, err,
+			   errlen)) {
 	case 0:
 		break;
 	case 1:
@@ -301,6 +369,7 @@ static int parse_switch_group(GKeyFile *kf, const char *name,
 	}
 	c->switches[c->n_switches].name = strdup(sw);
 	c->switches[c->n_switches].uplink_mbps = up;
+	c->switches[c->n_switches].uplink_links = links;
 	if (!c->switches[c->n_switches].name) {
 		set_err(err, errlen, "%s: out of memory", name);
 		return -1;

@@ -26,9 +26,13 @@ typedef enum orrery_mode {
 	ORRERY_MODE_ENFORCE,	/* narrow cons_tres's choice                */
 } orrery_mode_t;
 
+#define ORRERY_CONF_MAX_LINKS    1024		/* uplink=KxRATE: K      */
+#define ORRERY_CONF_MAX_FLOWS    4096		/* flows=                */
+
 typedef struct orrery_conf_switch {
 	char *name;
-	uint64_t uplink_mbps;
+	uint64_t uplink_mbps;		/* aggregate of uplink_links    */
+	uint32_t uplink_links;		/* parallel links (ECMP), >= 1  */
 } orrery_conf_switch_t;
 
 typedef struct orrery_conf {
@@ -42,6 +46,8 @@ typedef struct orrery_conf {
 	uint64_t node_link_mbps;	/* 0: liborrery's default        */
 	uint64_t linkspeed_unit_mbps;	/* topology.conf LinkSpeed unit  */
 	uint64_t level_uplink_mbps[ORRERY_CONF_MAX_LEVELS]; /* 0: unset */
+	uint32_t level_uplink_links[ORRERY_CONF_MAX_LEVELS]; /* 0: unset */
+	uint32_t flows;			/* per job per uplink; 0: liborrery's */
 	size_t n_switches;
 	orrery_conf_switch_t *switches;	/* [switch.<name>] uplink=       */
 } orrery_conf_t;
@@ -66,6 +72,10 @@ int orrery_conf_load(const char *path, orrery_conf_t *c, char *err,
 
 /* "100Gbps", "400 Mbps", "1.6Tbps", "25Gb/s" -> Mbit/s.  0 on success. */
 int orrery_conf_parse_rate(const char *s, uint64_t *mbps);
+/* An uplink: a rate (one link) or KxRATE, K parallel links of RATE each
+ * ("8x400Gbps": *links = 8, *mbps = the aggregate, 3200000).  K is
+ * 1..ORRERY_CONF_MAX_LINKS.  0 on success. */
+int orrery_conf_parse_uplink(const char *s, uint64_t *mbps, uint32_t *links);
 
 const char *orrery_mode_name(orrery_mode_t m);
 
