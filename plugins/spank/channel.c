@@ -128,7 +128,7 @@ static void poll_once(void)
 	    !msg || msg->record_count < 1) {
 		if (!ch.unreachable)
 			slurm_error(OSP_LOG_PREFIX "channel: job %" PRIu32 ": cannot read the job's record from slurmctld (%s): its tasks keep their last gate parameters",
-				    ch.job_id, slurm_strerror(slurm_get_errno()));
+				    ch.job_id, slurm_strerror(errno));
 		ch.unreachable = 1;
 		if (msg)
 			slurm_free_job_info_msg(msg);

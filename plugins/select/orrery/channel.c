@@ -282,7 +282,7 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 		schedule_job_save();
 }
 
-void orr_channel_job_init(List job_list, const char *state_dir)
+void orr_channel_job_init(list_t *job_list, const char *state_dir)
 {
 	char *path = channel_path(state_dir), *text = NULL, **lines;
 	size_t restored = 0, kept = 0;
@@ -346,7 +346,7 @@ void orr_channel_job_init(List job_list, const char *state_dir)
 out:
 	/* The tokens of every running job, as they now are. */
 	if (job_list) {
-		ListIterator it = list_iterator_create(job_list);
+		list_itr_t *it = list_iterator_create(job_list);
 		job_record_t *job_ptr;
 
 		while ((job_ptr = list_next(it))) {

@@ -31,7 +31,7 @@
 
 #include <stdint.h>
 
-#include "src/slurmctld/slurmctld.h"
+#include "compat.h"	/* list_t on every release; slurmctld.h */
 #include "orrery.h"
 
 /* Before a job is added to or removed from c: after a (re)start, note
@@ -46,7 +46,7 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 				const char *state_dir);
 /* slurmctld start: records of orrery_channel newer than a running job's
  * own ORRG1: token are put back into its AdminComment (one line). */
-void orr_channel_job_init(List job_list, const char *state_dir);
+void orr_channel_job_init(list_t *job_list, const char *state_dir);
 void orr_channel_fini(void);
 /* Records published, re-solves done and their wall time (ns). */
 void orr_channel_stats(uint64_t *published, uint64_t *realigns,
