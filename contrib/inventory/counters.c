@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "../../plugins/common/admin_comment.h"
 
 static const struct {
 	const char *dir, *file, *key;
@@ -379,9 +380,10 @@ int orc_comment_sum(const char *comment, struct orc_totals *t)
 	return bad ? -1 : (int) t->nodes;
 }
 
-/* Is this token the ORRC1: record of node? */
-static int is_node_record(const char *tok, size_t n, const char *node)
+/* Is this token the ORRC1: record of node (arg)? */
+static int is_node_record(const char *tok, size_t n, const void *arg)
 {
+	const char *node = arg;
 	size_t pre = strlen(ORC_TAG "node=");
 	size_t nl = strlen(node);
 
@@ -392,27 +394,5 @@ static int is_node_record(const char *tok, size_t n, const char *node)
 
 char *orc_comment_merge(const char *old, const char *node, const char *record)
 {
-	size_t cap = (old ? strlen(old) : 0) + strlen(record) + 2;
-	char *out = malloc(cap);
-	const char *p = old;
-	size_t o = 0;
-
-	if (!out)
-		return NULL;
-	while (p && *p) {
-		size_t n = strcspn(p, " ");
-
-		if (n && !is_node_record(p, n, node)) {
-			if (o)
-				out[o++] = ' ';
-			memcpy(out + o, p, n);
-			o += n;
-		}
-		p += n;
-		p += strspn(p, " ");
-	}
-	if (o)
-		out[o++] = ' ';
-	strcpy(out + o, record);
-	return out;
+	return orr_comment_replace(old, is_node_record, node, record);
 }

@@ -11,7 +11,8 @@ if HAVE_CMOCKA
 check_PROGRAMS += tests/discover/test_counters
 TESTS += tests/discover/test_counters
 tests_discover_test_counters_SOURCES = tests/discover/test_counters.c \
-	contrib/inventory/counters.c contrib/inventory/counters.h
+	contrib/inventory/counters.c contrib/inventory/counters.h \
+	plugins/common/admin_comment.c plugins/common/admin_comment.h
 tests_discover_test_counters_CPPFLAGS = $(ORRERY_INV_CPPFLAGS) \
 	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_discover_test_counters_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -24,6 +25,7 @@ pkglibexec_PROGRAMS = contrib/inventory/orrery-counters-publish
 contrib_inventory_orrery_counters_publish_SOURCES = \
 	contrib/inventory/orrery-counters-publish.c \
 	contrib/inventory/counters.c contrib/inventory/counters.h \
+	plugins/common/admin_comment.c plugins/common/admin_comment.h \
 	contrib/inventory/slurmdbd_compat.c
 contrib_inventory_orrery_counters_publish_CPPFLAGS = $(ORRERY_INV_CPPFLAGS) \
 	$(SLURM_CPPFLAGS)

@@ -10,6 +10,7 @@ contrib_runtime_liborrery_runtime_la_SOURCES = \
 	contrib/runtime/record.c \
 	contrib/runtime/channel.c \
 	plugins/channel/channel_record.c plugins/channel/channel_record.h \
+	plugins/common/admin_comment.c plugins/common/admin_comment.h \
 	lib/gate/gate.h lib/gate/gate.c
 contrib_runtime_liborrery_runtime_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime \
 	-I$(top_srcdir)/plugins/channel

@@ -20,6 +20,7 @@ bin_PROGRAMS += contrib/sim/orrery-sim
 contrib_sim_orrery_sim_SOURCES = contrib/sim/main.cpp \
 	contrib/sim/whatif.hpp contrib/sim/whatif.cpp \
 	plugins/select/orrery/orrery_conf.c plugins/select/orrery/admin_record.c \
+	plugins/common/admin_comment.c plugins/common/admin_comment.h \
 	contrib/query/hostlist_slurm.c
 contrib_sim_orrery_sim_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/select/orrery -I$(top_srcdir)/contrib/query \

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "channel_record.h"
+#include "../common/admin_comment.h"
 
 int orrc_format_token(const orrc_record_t *r, char *out, size_t len)
 {
@@ -213,32 +214,5 @@ int orrc_parse_file(const char *text, uint32_t job_id, orrc_record_t *r,
 char *orrc_comment_replace(const char *old, const char *tag,
 			   const char *token)
 {
-	size_t cap = (old ? strlen(old) : 0) + (token ? strlen(token) : 0) + 2;
-	char *out = malloc(cap);
-	const char *p = old;
-	size_t o = 0;
-
-	if (!out)
-		return NULL;
-	while (p && *p) {
-		size_t l = strcspn(p, " ");
-
-		if (l && strncmp(p, tag, strlen(tag)) != 0) {
-			if (o)
-				out[o++] = ' ';
-			memcpy(out + o, p, l);
-			o += l;
-		}
-		p += l;
-		while (*p == ' ')
-			p++;
-	}
-	if (token && *token) {
-		if (o)
-			out[o++] = ' ';
-		memcpy(out + o, token, strlen(token));
-		o += strlen(token);
-	}
-	out[o] = '\0';
-	return out;
+	return orr_comment_replace(old, orr_token_has_prefix, tag, token);
 }

@@ -15,7 +15,8 @@ plugins_spank_spank_orrery_la_SOURCES = \
 	plugins/spank/nic_affinity.c \
 	plugins/spank/channel.c \
 	plugins/channel/channel_record.c plugins/channel/channel_record.h \
-	contrib/inventory/counters.c contrib/inventory/counters.h
+	contrib/inventory/counters.c contrib/inventory/counters.h \
+	plugins/common/admin_comment.c plugins/common/admin_comment.h
 if HAVE_HWLOC
 plugins_spank_spank_orrery_la_SOURCES += \
 	contrib/inventory/locality.c contrib/inventory/locality.h

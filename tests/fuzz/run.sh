@@ -82,6 +82,7 @@ newest_header=$(find "$top/lib" "$top/plugins" "$here" -name '*.h' -o -name '*.h
 lib_srcs=$(find "$top/lib" \( -name '*.cpp' -o -name '*.c' \) | sort)
 plugin_srcs="$top/plugins/select/orrery/orrery_conf.c
 $top/plugins/select/orrery/admin_record.c
+$top/plugins/common/admin_comment.c
 $top/plugins/spank/args.c
 $top/plugins/spank/option.c
 $top/plugins/spank/relay.c
@@ -105,7 +106,7 @@ lib_objs=()
 for src in $lib_srcs; do rel=${src#$top/}; lib_objs+=("$build/obj/${rel//\//_}.o"); done
 obj_of() { local rel=${1#$top/}; echo "$build/obj/${rel//\//_}.o"; }
 conf_o=$(obj_of "$top/plugins/select/orrery/orrery_conf.c")
-admin_o=$(obj_of "$top/plugins/select/orrery/admin_record.c")
+admin_o="$(obj_of "$top/plugins/select/orrery/admin_record.c") $(obj_of "$top/plugins/common/admin_comment.c")"
 spank_o="$(obj_of "$top/plugins/spank/args.c") $(obj_of "$top/plugins/spank/option.c") $(obj_of "$top/plugins/spank/relay.c") $(obj_of "$top/plugins/spank/gate.c")"
 for t in "${targets[@]}"; do
 	case $t in

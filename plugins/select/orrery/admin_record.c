@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "admin_record.h"
+#include "../../common/admin_comment.h"
 
 static char *b64_or_empty(const char *s)
 {
@@ -62,27 +63,8 @@ void orrery_admin_record_clear(orrery_admin_record_t *r)
 
 char *orrery_admin_comment_merge(const char *old, const char *record)
 {
-	GString *out = g_string_new(NULL);
-	g_auto(GStrv) toks = g_strsplit(old ? old : "", " ", -1);
-
-	for (size_t i = 0; toks[i]; i++) {
-		if (!*toks[i] || g_str_has_prefix(toks[i], ORRERY_ADMIN_TAG))
-			continue;
-		if (out->len)
-			g_string_append_c(out, ' ');
-		g_string_append(out, toks[i]);
-	}
-	if (record && *record) {
-		if (out->len)
-			g_string_append_c(out, ' ');
-		g_string_append(out, record);
-	}
-	{
-		char *r = strdup(out->str);
-
-		g_string_free(out, TRUE);
-		return r;
-	}
+	return orr_comment_replace(old, orr_token_has_prefix, ORRERY_ADMIN_TAG,
+				   record);
 }
 
 static int parse_i64(const char *s, int64_t *out)

@@ -41,7 +41,9 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/channel.c \
 	plugins/select/orrery/channel.h \
 	plugins/channel/channel_record.c \
-	plugins/channel/channel_record.h
+	plugins/channel/channel_record.h \
+	plugins/common/admin_comment.c \
+	plugins/common/admin_comment.h
 # The Slurm-facing side of the release configure found (compat.h).
 if SLURM_2205
 plugins_select_orrery_select_orrery_cons_tres_la_SOURCES += \
@@ -85,7 +87,8 @@ tests_select_test_orrery_conf_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 check_PROGRAMS += tests/select/test_admin_record
 TESTS += tests/select/test_admin_record
 tests_select_test_admin_record_SOURCES = tests/select/test_admin_record.c \
-	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h
+	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h \
+	plugins/common/admin_comment.c plugins/common/admin_comment.h
 tests_select_test_admin_record_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/select/orrery $(GLIB_CFLAGS)
 tests_select_test_admin_record_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
@@ -95,7 +98,8 @@ tests_select_test_admin_record_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 check_PROGRAMS += tests/select/test_channel_record
 TESTS += tests/select/test_channel_record
 tests_select_test_channel_record_SOURCES = tests/select/test_channel_record.c \
-	plugins/channel/channel_record.c plugins/channel/channel_record.h
+	plugins/channel/channel_record.c plugins/channel/channel_record.h \
+	plugins/common/admin_comment.c plugins/common/admin_comment.h
 tests_select_test_channel_record_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/channel
 tests_select_test_channel_record_LDADD = $(CMOCKA_LIBS)
