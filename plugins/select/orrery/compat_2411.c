@@ -141,19 +141,7 @@ static const char *node_select_syms[] = {
 	"select_p_reconfigure",
 };
 
-/* Not one of Slurm's SELECT_PLUGIN_* ids (101..110); see select-orrery.8. */
-#define ORRERY_SELECT_PLUGIN_ID 171
-
-const char plugin_name[] = "orrery network-aware placement over cons_tres";
-const char plugin_type[] = "select/orrery_cons_tres";
-const uint32_t plugin_id = ORRERY_SELECT_PLUGIN_ID;
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
-
-static slurm_select_ops_t ops;	/* cons_tres's entry points */
-static plugin_context_t *g_context;
-static bool in_ctld;
-
-#include "compat_forward.h"	/* init, fini and the forwarders alike in 22.05 and 24.11 */
+#include "compat_forward.h"	/* identity, init, fini and the forwarders alike in 22.05 and 24.11 */
 
 /* 24.11's job_test arguments beyond the common ones. */
 typedef struct {

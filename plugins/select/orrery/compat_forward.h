@@ -4,14 +4,27 @@
  * select/cons_tres, with orrery's slurmctld hooks around the calls that
  * change allocations.  Not a header of declarations: it is included once,
  * by the release's compat_MMmm.c, after that file has defined
- *   ops               its release's slurm_select_ops_t, filled by init()
- *   node_select_syms  the symbol names in ops order
- *   g_context, in_ctld, plugin_type
+ *   slurm_select_ops_t  its release's table of cons_tres's entry points
+ *   node_select_syms    the symbol names in ops order
+ * It defines the plugin's identity (the same in every release), ops
+ * (filled by init()), g_context and in_ctld.
  * A release whose signature of one of these differs defines that one
  * itself and stops including this file for it (or includes a copy).
  */
 #ifndef ORRERY_COMPAT_FORWARD_H
 #define ORRERY_COMPAT_FORWARD_H
+
+/* Not one of Slurm's SELECT_PLUGIN_* ids (101..110); see select-orrery.8. */
+#define ORRERY_SELECT_PLUGIN_ID 171
+
+const char plugin_name[] = "orrery network-aware placement over cons_tres";
+const char plugin_type[] = "select/orrery_cons_tres";
+const uint32_t plugin_id = ORRERY_SELECT_PLUGIN_ID;
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+static slurm_select_ops_t ops;	/* cons_tres's entry points, filled by init() */
+static plugin_context_t *g_context;
+static bool in_ctld;
 
 extern int init(void)
 {
