@@ -488,6 +488,19 @@ ctld_cpu_ms() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f", ($12 + $13) * 1000 / hz }' "/proc/$CTLD/stat"
 }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$CTLD/status"; }
+# The CPU time (ms) of slurmctld's threads named $1 (sched_agent: the main
+# scheduler, which sdiag's main cycles time; orrery's saver thread has its
+# own name).  A cycle's wall time is this thread's CPU plus its waits for
+# a CPU and for locks, so the two side by side say which one grew.
+thread_cpu_ms() {
+	local t sum=0 v
+	for t in /proc/$CTLD/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] || continue
+		v=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f", ($12 + $13) * 1000 / hz }' "$t/stat" 2>/dev/null)
+		sum=$((sum + ${v:-0}))
+	done
+	echo $sum
+}
 # burst LABEL: NJOBS separate submissions (odd jobs 1 node, even 2, all
 # profiled through default_profile or the SPANK relay) to the running
 # slurmctld; checks that each ends COMPLETED or is queued legitimately;
@@ -499,6 +512,7 @@ burst() {
 	sleep 2
 	B_RSS0=$(rss_kb)
 	B_CPU0=$(ctld_cpu_ms)
+	B_SCPU0=$(thread_cpu_ms sched_agent)
 	: >"$BASE/out/ids"
 	t0=$(date +%s.%N)
 	seq "$NJOBS" | xargs -P 8 -I{} sh -c \
@@ -536,6 +550,7 @@ burst() {
 	check "$label: slurmctld still responding" sp_ctld_up
 	B_RSS1=$(rss_kb)
 	B_CPU=$(( $(ctld_cpu_ms) - B_CPU0 ))
+	B_SCPU=$(( $(thread_cpu_ms sched_agent) - B_SCPU0 ))
 	B_BFDEPTH=$(sdiag_cycle bf depth)
 	B_MAIN=$(sdiag_cycle main mean) B_MAINMAX=$(sdiag_cycle main max)
 	B_BF=$(sdiag_cycle bf mean) B_BFMAX=$(sdiag_cycle bf max)
@@ -549,12 +564,14 @@ if want load; then
 	MARK=$(wc -l <"$LOG")
 	burst orrery
 	o_rss0=$B_RSS0 o_rss1=$B_RSS1 o_main=$B_MAIN o_mainmax=$B_MAINMAX o_bf=$B_BF o_bfmax=$B_BFMAX o_secs=$B_SECS
-	o_mainn=$B_MAINN o_bfn=$B_BFN o_cpu=$B_CPU o_bfdepth=$B_BFDEPTH
+	o_mainn=$B_MAINN o_bfn=$B_BFN o_cpu=$B_CPU o_bfdepth=$B_BFDEPTH o_scpu=$B_SCPU
 	check "load: no fallback to cons_tres" bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'falling back'"
 	sp_log_counters
 	say "counters: $(counters | sed 's/.*select\/orrery: //')"
 	pl=$(counter placements) jt=$(counter job_tests) jcpu=$(counter job_test_cpu_us) ccpu=$(counter cons_tres_cpu_us)
 	cc=$(counter cons_tres_calls)
+	bg=$(counter begun) bcpu=$(counter job_begin_cpu_us) bwall=$(counter job_begin_us)
+	rl=$(counter realigns) rlus=$(counter realign_us)
 	check "load: orrery placed the jobs (placements=${pl:-?} >= $NJOBS)" test "${pl:-0}" -ge "$NJOBS"
 	# The same burst with Slurm's own select/cons_tres in slurmctld.
 	# slurmd reads SelectType only at its start (the job launch messages
@@ -568,7 +585,7 @@ if want load; then
 	sp_wait_for 60 idle_nodes
 	burst cons_tres
 	c_rss0=$B_RSS0 c_rss1=$B_RSS1 c_main=$B_MAIN c_mainmax=$B_MAINMAX c_bf=$B_BF c_bfmax=$B_BFMAX c_secs=$B_SECS
-	c_mainn=$B_MAINN c_bfn=$B_BFN c_cpu=$B_CPU c_bfdepth=$B_BFDEPTH
+	c_mainn=$B_MAINN c_bfn=$B_BFN c_cpu=$B_CPU c_bfdepth=$B_BFDEPTH c_scpu=$B_SCPU
 	msum() { awk -v m="$1" -v n="$2" 'BEGIN { if (m == "" || n == "") print ""; else printf "%.0f", m * n / 1000 }'; }
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 	say "burst of $NJOBS jobs        select/orrery   cons_tres   ratio"
@@ -581,8 +598,11 @@ if want load; then
 	say "$(printf 'backfill cycles, in all (ms) %4s in %-4s %3s in %-4s %5s' "$(msum "$o_bf" "$o_bfn")" "$o_bfn" "$(msum "$c_bf" "$c_bfn")" "$c_bfn" "$(ratio "$(msum "$o_bf" "$o_bfn")" "$(msum "$c_bf" "$c_bfn")")")"
 	say "$(printf 'backfill jobs tried/cycle %12s %11s' "${o_bfdepth:--}" "${c_bfdepth:--}")"
 	say "$(printf 'slurmctld CPU (ms)      %13s %11s %7s' "$o_cpu" "$c_cpu" "$(ratio "$o_cpu" "$c_cpu")")"
+	say "$(printf 'scheduler thread CPU (ms) %11s %11s %7s' "$o_scpu" "$c_scpu" "$(ratio "$o_scpu" "$c_scpu")")"
 	[ -n "$jt" ] && [ "$jt" -gt 0 ] && [ -n "$cc" ] && [ "$cc" -gt 0 ] &&
 		say "job_test CPU per call under orrery: $((jcpu / jt)) us over $jt calls; one cons_tres call inside it: $((ccpu / cc)) us over $cc calls"
+	[ -n "$bg" ] && [ "$bg" -gt 0 ] && [ -n "$bcpu" ] &&
+		say "job_begin under orrery: $((bcpu / bg)) us CPU, $((bwall / bg)) us wall per job over $bg jobs (of which re-aligning link groups: $((${rlus:-0} / bg)) us wall, ${rl:-0} re-solves)"
 	bfr=$(ratio "$o_bf" "$c_bf")
 	say "target backfill cycle within 1.2x of cons_tres: $(awk -v r="$bfr" 'BEGIN { print (r != "-" && r <= 1.2) ? "met" : "not met" }') ($bfr; a timing, printed, not asserted)"
 	# Memory is no timing: slurmctld keeps the same 1,000 job records

@@ -109,7 +109,7 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	int64_t shift, period, epoch;
 	double smin;
 	int cnt;
-	uint64_t t0 = orr_now_ns();
+	uint64_t t0 = orr_now_ns(), c0 = orr_cpu_ns();
 
 	slurm_mutex_lock(&orr_ctld_lock);
 	orr_bump_version_locked();	/* cons_tres allocated: any job */
@@ -203,6 +203,7 @@ out:
 	if (why)
 		record_unplaced_locked(job_ptr, spec, e, why);
 	orr_stats.begin_ns += orr_now_ns() - t0;
+	orr_stats.begin_cpu_ns += orr_cpu_ns() - c0;
 	orr_log_stats_locked(false);
 	slurm_mutex_unlock(&orr_ctld_lock);
 	free(req);

@@ -88,7 +88,7 @@ void orr_log_stats_locked(bool force)
 	     " job_test_cpu_us=%"PRIu64" cons_tres_cpu_us=%"PRIu64
 	     " run_now_cpu_us=%"PRIu64" kept_answers=%"PRIu64
 	     " builds=%"PRIu64" build_cpu_us=%"PRIu64
-	     " job_begin_us=%"PRIu64" saves=%"PRIu64" save_us=%"PRIu64
+	     " job_begin_us=%"PRIu64" job_begin_cpu_us=%"PRIu64" saves=%"PRIu64" save_us=%"PRIu64
 	     " saves_coalesced=%"PRIu64
 	     " channel_records=%"PRIu64" realigns=%"PRIu64" realign_us=%"PRIu64,
 	     orrery_mode_name(orr_conf_ok ? orr_ocnf.mode : ORRERY_MODE_OFF),
@@ -107,7 +107,7 @@ void orr_log_stats_locked(bool force)
 	     __atomic_load_n(&orr_stats.ct_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     __atomic_load_n(&orr_stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     orr_stats.kept, orr_stats.builds, orr_stats.build_cpu_ns / 1000,
-	     orr_stats.begin_ns / 1000, saves, save_ns / 1000, coalesced,
+	     orr_stats.begin_ns / 1000, orr_stats.begin_cpu_ns / 1000, saves, save_ns / 1000, coalesced,
 	     ch_pub, ch_realigns, ch_ns / 1000);
 }
 

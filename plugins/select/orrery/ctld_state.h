@@ -80,6 +80,7 @@ struct orr_ctld_stats {
 	/* Wall time of job_begin (evaluation, record, env, AdminComment,
 	 * handing orrery_state to the saver thread). */
 	uint64_t begin_ns;
+	uint64_t begin_cpu_ns;	/* the scheduler thread's CPU in job_begin */
 	time_t last_log;
 };
 

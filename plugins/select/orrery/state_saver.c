@@ -1,6 +1,9 @@
 /*
  * state_saver.c - the orrery_state writer thread (state_saver.h).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* pthread_setname_np */
+#endif
 #include "config.h"	/* Slurm's */
 
 #include <inttypes.h>
@@ -174,6 +177,9 @@ void orr_saver_submit(const char *path, char *data, size_t len)
 		stopping = false;
 		if (pthread_create(&thread, NULL, saver, NULL) == 0) {
 			running = true;
+			/* Else it inherits its creator's name (sched_agent):
+			 * top -H and /proc would show two schedulers. */
+			pthread_setname_np(thread, "orr_saver");
 		} else {
 			/* No thread: write here, as before. */
 			static bool said;
