@@ -376,7 +376,23 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				continue;
 			}
 			Placement pl;
-			if (!policy_.place(free, jobs[j], now, pl)) {
+			if (!jobs[j].at.empty()) {
+				bool all_free = true;
+				for (uint32_t n : jobs[j].at) {
+					if (n >= free.size())
+						throw std::runtime_error(
+							"job " + std::to_string(j + 1) +
+							": node " + std::to_string(n) +
+							" of its 'at' field is not in the fabric (" +
+							std::to_string(free.size()) + " nodes)");
+					all_free = all_free && free[n];
+				}
+				if (!all_free) {
+					++it;
+					continue;
+				}
+				policy_.place_at(jobs[j], now, pl);
+			} else if (!policy_.place(free, jobs[j], now, pl)) {
 				++it;
 				continue;
 			}

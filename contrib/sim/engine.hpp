@@ -40,6 +40,12 @@ public:
 	virtual const char *name() const = 0;
 	virtual bool place(const std::vector<uint8_t> &free, const JobSpec &job,
 			   double now, Placement &out) = 0;
+	// A job the trace pins to its nodes (JobSpec::at, all free): the
+	// policy sets the gate only.  Default: ungated.
+	virtual void place_at(const JobSpec &job, double, Placement &out)
+	{
+		out.nodes = job.at;
+	}
 	virtual void started(const JobSpec &, const Placement &, double) {}
 	virtual void ended(const JobSpec &) {}
 	// After started() and ended(): gate parameters that changed.  A

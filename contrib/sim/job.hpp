@@ -36,6 +36,8 @@ struct JobSpec {
 	std::string profile;      // the spec as written in the trace
 	uint32_t profile_index = 0;  // in the ProfileTable (bridge.hpp)
 	uint32_t flows = 0;       // flows per uplink (ECMP); 0 = the fabric's
+	std::vector<uint32_t> at; // nodes the trace pins it to (sorted); empty:
+				  // the policy chooses
 	Pattern pattern;          // resolved for this job's shape and fabric
 };
 

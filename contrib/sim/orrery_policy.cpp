@@ -90,6 +90,30 @@ public:
 		return ok;
 	}
 
+	// Pinned by the trace: the shift select/orrery's job_begin gives the
+	// allocated nodes (orrery_cluster_evaluate), as for a job whose
+	// nodes Slurm chose (-w).
+	void place_at(const JobSpec &job, double, Placement &out) override
+	{
+		out.nodes = job.at;
+		silent_ = job.pattern.phases.empty();
+		if (silent_)
+			return;
+		orrery_error_t err{};
+		orrery_eval_t *e = nullptr;
+		check(orrery_cluster_evaluate(c_, out.nodes.data(), out.nodes.size(),
+					      profiles_.get(job.profile_index), &e, &err),
+		      err, "orrery_cluster_evaluate for job " + std::to_string(job.id));
+		shift_us_ = orrery_eval_shift_us(e);
+		period_us_ = orrery_eval_period_us(e);
+		orrery_eval_free(e);
+		if (shifts_ && period_us_ > 0) {
+			out.gated = true;
+			out.shift = (double)shift_us_ / 1e6;
+			out.gate_period = (double)period_us_ / 1e6;
+		}
+	}
+
 	void started(const JobSpec &job, const Placement &pl, double now) override
 	{
 		if (silent_)

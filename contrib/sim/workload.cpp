@@ -92,10 +92,10 @@ std::vector<TraceRow> read_trace(std::istream &in, const std::string &name)
 		auto f = split_csv(t, ok);
 		if (!ok)
 			throw std::runtime_error(where + ": unterminated quote");
-		if (f.size() != 4)
+		if (f.size() != 4 && f.size() != 5)
 			throw std::runtime_error(
-				where + ": expected 4 fields "
-					"(arrival_s,nodes,profile,iterations), got " +
+				where + ": expected 4 or 5 fields "
+					"(arrival_s,nodes,profile,iterations[,at]), got " +
 				std::to_string(f.size()) +
 				" (quote a profile that contains commas)");
 		TraceRow r;
@@ -115,6 +115,29 @@ std::vector<TraceRow> read_trace(std::istream &in, const std::string &name)
 			throw std::runtime_error(where + ": iterations must be an "
 							 "integer in 1..1e9");
 		r.iterations = (uint64_t)it;
+		if (f.size() == 5 && !trim(f[4]).empty()) {
+			// at: the job's nodes, 0-based fabric indices joined by
+			// '+' (0+3); the policy then only sets the gate.
+			std::string a = trim(f[4]);
+			size_t pos = 0;
+			while (pos <= a.size()) {
+				size_t e = a.find('+', pos);
+				if (e == std::string::npos)
+					e = a.size();
+				double v = parse_num(a.substr(pos, e - pos), where + ": at");
+				if (v < 0 || v > 1e6 || v != std::floor(v))
+					throw std::runtime_error(where + ": at: '" + a +
+								 "': node indices (0-based) joined by '+'");
+				r.at.push_back((uint32_t)v);
+				pos = e + 1;
+			}
+			std::sort(r.at.begin(), r.at.end());
+			if (r.at.size() != r.nodes ||
+			    std::adjacent_find(r.at.begin(), r.at.end()) != r.at.end())
+				throw std::runtime_error(where + ": at: '" + a + "': " +
+							 std::to_string(r.nodes) +
+							 " distinct node indices needed (the nodes field)");
+		}
 		if (rows.size() >= kTraceMaxRows)
 			throw std::runtime_error(where + ": more than " +
 						 std::to_string(kTraceMaxRows) +
@@ -246,6 +269,7 @@ std::vector<JobSpec> make_jobs(const std::vector<TraceRow> &rows,
 		j.nodes = rows[i].nodes;
 		j.iterations = rows[i].iterations;
 		j.profile = rows[i].profile;
+		j.at = rows[i].at;
 		try {
 			j.profile_index = profiles.resolve(j.profile, j.nodes);
 		} catch (const std::exception &e) {

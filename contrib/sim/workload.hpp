@@ -19,6 +19,7 @@ struct TraceRow {
 	uint32_t nodes = 0;
 	std::string profile;
 	uint64_t iterations = 0;
+	std::vector<uint32_t> at;  // optional 5th field: the job's nodes
 };
 
 // Hard limits on trace input.

@@ -28,3 +28,26 @@ if "$sim" --trace "$tmp/bad.csv" --quiet 2> "$tmp/err"; then
 	echo "bad trace accepted"; exit 1
 fi
 grep -q "bad.csv:1" "$tmp/err"
+# Pinned nodes (the 'at' field): three 2-node jobs, each from one rack
+# of 3 to the other, 50% duty at the full uplink rate, 150% of both
+# uplinks.  Left to themselves they would sit in one rack each; pinned,
+# default shares in step (each job 2x its isolated time) and orrery
+# time-divides (one common period of 3 Up phases: 1.5x).
+cat > "$tmp/pin.csv" <<'CSV'
+arrival_s,nodes,profile,iterations,at
+0,2,"period=200ms;up=100ms+100ms@100Mbps",100,0+3
+0,2,"period=200ms;up=100ms+100ms@100Mbps",100,1+4
+0,2,"period=200ms;up=100ms+100ms@100Mbps",100,2+5
+CSV
+"$sim" --trace "$tmp/pin.csv" --leaves 2 --nodes-per-leaf 3 --node-link-mbps 200 \
+	--oversub-leaf 6 --seeds 1 --quiet --policies default,orrery --out "$tmp/pin" > /dev/null
+awk -F, 'NR > 1 && ($8 < 1.99 || $8 > 2.01) { print "default: job " $1 " slowdown " $8; bad = 1 } END { exit bad }' \
+	"$tmp/pin/jobs-default-s1.csv"
+awk -F, 'NR > 1 && ($8 < 1.45 || $8 > 1.55 || $12 < 0.299 || $12 > 0.301) { print "orrery: job " $1 " slowdown " $8 " period " $12; bad = 1 } END { exit bad }' \
+	"$tmp/pin/jobs-orrery-s1.csv"
+# A pinned node outside the fabric is an error naming it.
+printf '0,2,resnet50,10,0+99\n' > "$tmp/pinbad.csv"
+if "$sim" --trace "$tmp/pinbad.csv" --leaves 2 --nodes-per-leaf 3 --quiet --seeds 1 --policies default 2> "$tmp/err"; then
+	echo "pinned node outside the fabric accepted"; exit 1
+fi
+grep -q "node 99 of its 'at' field is not in the fabric" "$tmp/err"

@@ -34,6 +34,22 @@ static void test_valid_trace(void **state)
 	assert_int_equal(rows[1].nodes, 2);
 	assert_true(rows[1].profile == "gpt2:batch=16,precision=bf16");
 	assert_true(rows[2].profile == "say \"hi\"");
+	assert_true(rows[0].at.empty());
+}
+
+// The optional fifth field pins a job to its nodes (sorted on reading).
+static void test_pinned_nodes(void **state)
+{
+	std::istringstream in(
+		"arrival_s,nodes,profile,iterations,at\n"
+		"0,2,resnet50,10,3+0\n"
+		"0,2,resnet50,10,\n");
+	auto rows = read_trace(in, "t.csv");
+	assert_int_equal(rows.size(), 2);
+	assert_int_equal(rows[0].at.size(), 2);
+	assert_int_equal(rows[0].at[0], 0);
+	assert_int_equal(rows[0].at[1], 3);
+	assert_true(rows[1].at.empty());
 }
 
 // The error names the file and line, and the message contains `needle`.
@@ -58,8 +74,13 @@ static void expect_error(const std::string &text, const std::string &needle)
 
 static void test_bad_traces(void **state)
 {
-	expect_error("0,4,gpt2:batch=16,precision=bf16,10\n", "expected 4 fields");
-	expect_error("0,4,resnet50\n", "expected 4 fields");
+	expect_error("0,4,gpt2:batch=16,precision=bf16,10\n", "iterations");
+	expect_error("0,4,resnet50\n", "expected 4 or 5 fields");
+	expect_error("0,4,resnet50,10,0+1,2\n", "expected 4 or 5 fields");
+	expect_error("0,2,resnet50,10,0+1+2\n", "2 distinct node indices");
+	expect_error("0,2,resnet50,10,1+1\n", "2 distinct node indices");
+	expect_error("0,2,resnet50,10,0+x\n", "at");
+	expect_error("0,2,resnet50,10,0+-1\n", "node indices (0-based)");
 	expect_error("x,4,resnet50,10\n", "arrival_s");
 	expect_error("-1,4,resnet50,10\n", "arrival_s must be >= 0");
 	expect_error("0,0,resnet50,10\n", "nodes must be");
@@ -96,6 +117,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid_trace),
 		cmocka_unit_test(test_bad_traces),
+		cmocka_unit_test(test_pinned_nodes),
 		cmocka_unit_test(test_mix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
