@@ -25,6 +25,15 @@
 # at least 5x fewer than cons_tres; every policy's simulated mean within
 # 15% of the measured one.
 #
+# Scenario a3 (make netbed; printed as scenario=a jobs=3): three
+# 2-node jobs, each pinned (-w) from a leaf0 host to a leaf1 host of 2
+# leaves of 3: all three rings cross both 100 Mbit/s uplinks, 150% of
+# them.  Rotation cannot separate three 50%-duty jobs; select/orrery's
+# time division gives them one common period and three slots (channel
+# records ORRG1 mode=divide to the jobs that began first), checked: every
+# gated job on the same period, on a different slot.  Printed, not
+# asserted: the gate's ratio to the ungated policies and the drops.
+#
 # Scenario b (NETBED_SCENARIOS="a b", make netbed): ECMP.  2 leaves of 2
 # hosts, two 100 Mbit/s uplinks per leaf (to two spines, L4 hash), two
 # 2-node jobs placed across the leaves (-w): orrery sees one 200 Mbit/s
@@ -41,10 +50,10 @@
 # `make netbed' does) and NETBED_SIM_TOLERANCE (percent, default 15: the
 # gated policy's prediction is asserted; the ungated ones only when the
 # variable is given);
-# NETBED_EFFICIENCY
-# (the trainer's --efficiency for its profile, default 0.85).  Run as root.  Starts and always stops its own
-# clusters and fabric (namespaces onb-pPORT-*).  Last line:
-# "N passed, M failed".
+# NETBED_EFFICIENCY (the trainer's --efficiency for its profile, default
+# 0.85), NETBED_TAG (the fabric's tag, default pPORT).  Run as root.
+# Starts and always stops its own clusters and fabric (namespaces
+# onb-TAG-*).  Last line: "N passed, M failed".
 set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -66,7 +75,7 @@ SELECT_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
 cs_require "$TRAINER" "$SIM" "$PLUGIN" "$SELECT_DIR/select_orrery_cons_tres.so"
 export ORRERY_SELECT_PLUGIN_DIR=$SELECT_DIR
 FAB=$STATE.fabric
-TAG=p$PORT_BASE
+TAG=${NETBED_TAG:-p$PORT_BASE}
 ITERS=${NETBED_ITERS:-16}
 WARMUP=2
 SCENARIOS=${NETBED_SCENARIOS:-a}
@@ -125,9 +134,11 @@ run_policy() {
 	orrery-place) opt=(--comm-profile="$PROFILE" --export=ALL,ORRERY_GATE=off) ;;
 	orrery) opt=(--comm-profile="$PROFILE" --export=ALL,ORRERY_GATE=on) ;;
 	esac
-	# Far enough ahead for both jobs to be scheduled and connected.
-	start=$(( $(date +%s%6N) + 8000000 ))
-	for j in 1 2; do
+	# Far enough ahead for every job to be scheduled and connected, and
+	# for the channel's re-alignments (select-orrery(8), CHANNEL: 2 s
+	# lead, 1 s poll) of the jobs that began first to reach their nodes.
+	start=$(( $(date +%s%6N) + ${START_AHEAD_S:-8} * 1000000 ))
+	for j in $(seq "$JOBS"); do
 		w=()
 		[ -z "${WLIST[$j]:-}" ] || w=(-w "${WLIST[$j]}")
 		ids+=("$(timeout 20 sbatch --parsable -J "nb-$SCEN-$pol-$j" -N$RANKS --ntasks-per-node=1 --exclusive \
@@ -136,7 +147,7 @@ run_policy() {
 			$TRAINER --iters $ITERS --warmup $WARMUP --compute-ms $COMPUTE_MS --bytes $BYTES \
 			--window $WINDOW --cc $CC --start-at $start" 2>"$OUT/$pol.$j.sbatch.err")")
 	done
-	for j in 1 2; do
+	for j in $(seq "$JOBS"); do
 		st=$(cs_wait_job "${ids[$((j - 1))]:-0}" $((60 + ITERS * 3)))
 		[ "$st" = COMPLETED ] || problems="$problems job$j:$st"
 		f=$OUT/$pol.$j.0
@@ -152,24 +163,30 @@ run_policy() {
 		/^iter=/ { split($1, a, "="); if (a[2] + 0 < w) next; split($3, b, "="); v[n++] = b[2]; s += b[2] }
 		END { if (!n) { print "nan nan"; exit }
 		      asort(v); k = int((n * 99 + 99) / 100); printf "%.1f %.1f\n", s / n, v[k] }' \
-		"$OUT/$pol.1.0" "$OUT/$pol.2.0" 2>/dev/null)
+		$(for j in $(seq "$JOBS"); do echo "$OUT/$pol.$j.0"; done) 2>/dev/null)
 	eval "MEAN_$v=$mean P99_$v=$p99"
 	if [ -z "$problems" ]; then
-		ok "$SCEN $pol: two $RANKS-rank ring jobs ran in the fabric (mean $mean ms, p99 $p99 ms per iteration)"
+		ok "$SCEN $pol: $JOBS $RANKS-rank ring jobs ran in the fabric (mean $mean ms, p99 $p99 ms per iteration)"
 	else
-		not_ok "$SCEN $pol: two $RANKS-rank ring jobs ran in the fabric" $problems \
+		not_ok "$SCEN $pol: $JOBS $RANKS-rank ring jobs ran in the fabric" $problems \
 			"$(tail -n 3 "$OUT/$pol".*.batch "$OUT/$pol".*.sbatch.err 2>/dev/null)"
 	fi
-	# Both rings must cross one uplink: some leaf holds nodes of both
-	# jobs and neither job sits under one leaf.
-	local l1 l2 shared
-	l1=$(for n in $NODES_1; do leaf_of "$n"; done | sort -u)
-	l2=$(for n in $NODES_2; do leaf_of "$n"; done | sort -u)
-	shared=$(comm -12 <(echo "$l1") <(echo "$l2") | tr '\n' ' ')
-	if [ -n "${shared// }" ] && [ "$(echo "$l1" | wc -l)" -gt 1 ] && [ "$(echo "$l2" | wc -l)" -gt 1 ]; then
-		ok "$SCEN $pol: both jobs' rings cross the uplink of ${shared% } (job 1: ${NODES_1% }, job 2: ${NODES_2% })"
+	# Every ring must cross one uplink: some leaf holds nodes of every
+	# job and no job sits under one leaf.
+	local shared spans=1 lj desc=""
+	shared=$(awk '{ print $4 }' "$FAB/hosts" | grep leaf | sort -u)
+	for j in $(seq "$JOBS"); do
+		eval "nodes=\$NODES_$j"
+		lj=$(for n in $nodes; do leaf_of "$n"; done | sort -u)
+		[ "$(echo "$lj" | wc -l)" -gt 1 ] || spans=0
+		shared=$(comm -12 <(echo "$shared") <(echo "$lj"))
+		desc="$desc${desc:+, }job $j: ${nodes% }"
+	done
+	shared=$(echo $shared)
+	if [ -n "$shared" ] && [ "$spans" = 1 ]; then
+		ok "$SCEN $pol: all $JOBS jobs' rings cross the uplink of $shared ($desc)"
 	else
-		not_ok "$SCEN $pol: both jobs' rings cross one uplink" "job 1: $NODES_1($l1)" "job 2: $NODES_2($l2)"
+		not_ok "$SCEN $pol: all $JOBS jobs' rings cross one uplink" "$desc"
 	fi
 }
 
@@ -188,9 +205,13 @@ uplink_report() {
 scenario() {
 	SCEN=$1
 	case $SCEN in
-	a) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 RANKS=3 WLIST=() ;;
-	b) LEAVES=2 HOSTS_PER_LEAF=2 UPLINKS=2 RANKS=2 WLIST=([1]=node01,node03 [2]=node02,node04) ;;
-	*) not_ok "scenario '$SCEN'" "accepted: a b"; return ;;
+	a) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 RANKS=3 JOBS=2 WLIST=() ;;
+	# Three 2-rank rings, each from a leaf0 host to a leaf1 host: all
+	# three cross both leaves' uplinks (one link group), 150% of them.
+	a3) LEAVES=2 HOSTS_PER_LEAF=3 UPLINKS=1 RANKS=2 JOBS=3
+	    WLIST=([1]=node01,node04 [2]=node02,node05 [3]=node03,node06) ;;
+	b) LEAVES=2 HOSTS_PER_LEAF=2 UPLINKS=2 RANKS=2 JOBS=2 WLIST=([1]=node01,node03 [2]=node02,node04) ;;
+	*) not_ok "scenario '$SCEN'" "accepted: a a3 b"; return ;;
 	esac
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	local up_ms
@@ -218,24 +239,29 @@ scenario() {
 	simulate
 	report
 	"$NETBED" down --tag "$TAG"
-	[ "$SCEN" != a ] || assert_targets
+	case $SCEN in
+	a) assert_targets ;;
+	a3) echo "# $SCEN: the gate against both ungated policies pooled: $(awk -v a="$MEAN_cons_tres" -v b="$MEAN_orrery_place" -v g="$MEAN_orrery" 'BEGIN { if (g > 0) printf "%.2fx", (a + b) / 2 / g }') (mean iteration); drops $DROPS_cons_tres (cons_tres), $DROPS_orrery_place (orrery-place), $DROPS_orrery (orrery)" ;;
+	esac
 }
 
 # The gated jobs were gated: every iteration asked the gate, on two
 # different slot phases; the ungated ones were not.
 check_gate() {
 	local gate ungated
-	gate=$(for j in 1 2; do sed -n 's/^summary: .*gate_active=\([01]\) period_us=\([0-9]*\) phases=\([0-9]*\) .*slot_base_us=\([0-9]*\).*/\1 \2 \3 \4/p' "$STATE/$SCEN-orrery/orrery.$j.0"; done)
+	gate=$(for j in $(seq "$JOBS"); do sed -n 's/^summary: .*gate_active=\([01]\) period_us=\([0-9]*\) phases=\([0-9]*\) .*slot_base_us=\([0-9]*\).*/\1 \2 \3 \4/p' "$STATE/$SCEN-orrery/orrery.$j.0"; done)
 	local shifts
 	shifts="$(echo "$gate" | awk '{ printf "%s%d ms", s, ($4 % $2) / 1000; s = " and " }') of a $(echo "$gate" | awk 'NR == 1 { print $2 / 1000 }') ms period"
-	if [ "$(echo "$gate" | awk -v n=$ITERS '$1 == 1 && $3 == n' | wc -l)" -ne 2 ]; then
-		not_ok "$SCEN orrery: both jobs gated every iteration" "$gate"
-	elif [ "$SCEN" = a ] && [ "$(echo "$gate" | awk '{ print $4 % $2 }' | sort -u | wc -l)" -ne 2 ]; then
-		not_ok "$SCEN orrery: both jobs gated, on different shifts" "$gate"
+	if [ "$(echo "$gate" | awk -v n=$ITERS '$1 == 1 && $3 == n' | wc -l)" -ne "$JOBS" ]; then
+		not_ok "$SCEN orrery: all $JOBS jobs gated every iteration" "$gate"
+	elif [ "$SCEN" != b ] && [ "$(echo "$gate" | awk '{ print $4 % $2 }' | sort -u | wc -l)" -ne "$JOBS" ]; then
+		not_ok "$SCEN orrery: all $JOBS jobs gated, on different shifts" "$gate"
+	elif [ "$SCEN" = a3 ] && [ "$(echo "$gate" | awk '{ print $2 }' | sort -u | wc -l)" -ne 1 ]; then
+		not_ok "$SCEN orrery: time division: one common period" "$gate"
 	else
 		# In b orrery sees one aggregate uplink that fits both rings:
 		# any shifts are as good, and the same one is what it gives.
-		ok "$SCEN orrery: both jobs gated every iteration, shifts $shifts"
+		ok "$SCEN orrery: all $JOBS jobs gated every iteration, shifts $shifts"
 	fi
 	ungated=$(sed -n 's/^summary: .*gate_active=\([01]\).*/\1/p' "$STATE/$SCEN-orrery"/orrery-place.*.0 | sort -u)
 	[ "$ungated" = 0 ] && ok "$SCEN orrery-place: ORRERY_GATE=off leaves the jobs ungated" ||
@@ -251,8 +277,16 @@ simulate() {
 	local sd=$STATE/$SCEN-sim
 	rm -rf "$sd"
 	mkdir -p "$sd"
-	printf 'arrival_s,nodes,profile,iterations\n0,%d,"%s",%d\n0,%d,"%s",%d\n' \
-		$RANKS "$PROFILE" "$ITERS" $RANKS "$PROFILE" "$ITERS" >"$sd/trace.csv"
+	# Jobs pinned with -w are pinned in the trace too (its 'at' field:
+	# node01 is index 0).
+	{
+		echo 'arrival_s,nodes,profile,iterations,at'
+		for j in $(seq "$JOBS"); do
+			printf '0,%d,"%s",%d,%s\n' $RANKS "$PROFILE" "$ITERS" \
+				"$(echo "${WLIST[$j]:-}" | tr ',' '\n' | sed -n 's/^node0*\([0-9]*\)$/\1/p' |
+					awk '{ printf "%s%d", s, $1 - 1; s = "+" }')"
+		done
+	} >"$sd/trace.csv"
 	if "$SIM" --trace "$sd/trace.csv" --leaves $LEAVES --nodes-per-leaf $HOSTS_PER_LEAF \
 		--node-link-mbps $HOST_MBIT --oversub-leaf $((HOSTS_PER_LEAF * HOST_MBIT / (UPLINKS * UPLINK_MBIT))) \
 		--policies default,orrery-place,orrery --seeds 1 --quiet --out "$sd/out" >"$sd/sim.out" 2>&1; then
@@ -273,7 +307,7 @@ report() {
 	local pol v line
 	for pol in cons_tres orrery-place orrery; do
 		v=${pol//-/_}
-		eval "line=\"netbed: scenario=$SCEN policy=$pol jobs=2 iter_ms_mean=\$MEAN_$v iter_ms_p99=\$P99_$v drops=\$DROPS_$v retrans=\$RETRANS_$v sim_iter_ms_mean=\$SIM_$v\""
+		eval "line=\"netbed: scenario=${SCEN%3} policy=$pol jobs=$JOBS iter_ms_mean=\$MEAN_$v iter_ms_p99=\$P99_$v drops=\$DROPS_$v retrans=\$RETRANS_$v sim_iter_ms_mean=\$SIM_$v\""
 		echo "$line"
 		[ -z "${NETBED_LINES:-}" ] || echo "$line" >>"$NETBED_LINES"
 	done
