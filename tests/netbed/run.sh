@@ -41,6 +41,9 @@
 # flows on one spine link is chance, reported per uplink (bytes, drops).
 # Only scenario a asserts the targets.
 #
+# Scenario c (make netbed): a mixed sequence of 8 jobs submitted through
+# sbatch at staggered instants (see "scenario c" below), with JCT.
+#
 # Usage: tests/netbed/run.sh [--build-dir DIR] [--state-dir DIR]
 #                            [--port-base P] [--keep]
 # Env: NETBED_SCENARIOS (default "a"), NETBED_ITERS (default 16),
@@ -211,7 +214,8 @@ scenario() {
 	a3) LEAVES=2 HOSTS_PER_LEAF=3 UPLINKS=1 RANKS=2 JOBS=3
 	    WLIST=([1]=node01,node04 [2]=node02,node05 [3]=node03,node06) ;;
 	b) LEAVES=2 HOSTS_PER_LEAF=2 UPLINKS=2 RANKS=2 JOBS=2 WLIST=([1]=node01,node03 [2]=node02,node04) ;;
-	*) not_ok "scenario '$SCEN'" "accepted: a a3 b"; return ;;
+	c) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 JOBS=8 WLIST=(); sequence; return ;;
+	*) not_ok "scenario '$SCEN'" "accepted: a a3 b c"; return ;;
 	esac
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	local up_ms
@@ -356,6 +360,144 @@ assert_targets() {
 			not_ok "$pol: the simulator's mean iteration within ${SIM_TOL}% of the measured" "sim $s ms, measured $m ms (${err}%)"
 		fi
 	done
+}
+
+# ---------------------------------------------------------------- scenario c
+# A mixed sequence of 8 jobs on 3 leaves of 2 hosts (hosts 200 Mbit/s,
+# 100 Mbit/s uplinks), submitted through sbatch at staggered instants
+# (SEQ_AT seconds after the first), each with its own size, all-reduce
+# size, compute phase and iteration count; 1-node jobs send nothing and
+# have no profile, 2-node jobs fit a leaf (tree placement keeps them off
+# the uplinks), 3-node jobs cross one.  Jobs queue when the 6 nodes are
+# busy.  JCT = End - Submit (sacct, 1 s resolution).  Printed per policy:
+# the netbed: line (iteration means over the jobs' own means) and
+#   netbed-jct: scenario=c policy=P jobs=8 jct_s_mean=X makespan_s=Y sim_jct_s_mean=Z sim_makespan_s=W
+# compute "up": as long as the job's profiled Up phase.
+SEQ_RANKS=(3 3 2 1 2 3 2 1)
+SEQ_BYTES=(3145728 3145728 2097152 4 1048576 2097152 3145728 4)
+SEQ_COMPUTE=(up up 200 300 100 150 300 200)
+SEQ_ITERS=(16 16 12 10 20 12 10 10)
+SEQ_AT=(0 0 3 5 7 9 11 13)
+
+seq_profile() {  # seq_profile I: the job's profile (empty: 1 node)
+	local r=${SEQ_RANKS[$1]} b=${SEQ_BYTES[$1]} c=${SEQ_COMPUTE[$1]}
+	[ "$r" -gt 1 ] || return 0
+	[ "$c" != up ] || c=$("$TRAINER" --print-profile --ranks "$r" --bytes "$b" --compute-ms 0 --rate $UPLINK_MBIT \
+		--efficiency $EFFICIENCY | sed -n 's/^period=\([0-9]*\)ms;.*/\1/p')
+	"$TRAINER" --print-profile --ranks "$r" --bytes "$b" --compute-ms "$c" --rate $UPLINK_MBIT --efficiency $EFFICIENCY
+}
+seq_compute() {  # the compute phase in ms
+	local p
+	p=$(seq_profile "$1")
+	if [ -n "$p" ]; then echo "$p" | sed -n 's/.*up=\([0-9]*\)ms+.*/\1/p'; else echo "${SEQ_COMPUTE[$1]}"; fi
+}
+
+run_sequence() {
+	local pol=$1 i ids=() t0 opt prof st problems="" f nodes crossing=0 d0 r0 v=${1//-/_}
+	d0=$(stat_of drops) r0=$(stat_of retrans)
+	t0=$(date +%s%N)
+	for i in $(seq 0 $((JOBS - 1))); do
+		# Staggered submits: job i at SEQ_AT[i] seconds after the first.
+		while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $((SEQ_AT[i] * 1000)) ]; do sleep 0.1; done
+		prof=$(seq_profile "$i")
+		opt=()
+		if [ -n "$prof" ]; then
+			case $pol in
+			orrery-place) opt=(--comm-profile="$prof" --export=ALL,ORRERY_GATE=off) ;;
+			orrery) opt=(--comm-profile="$prof" --export=ALL,ORRERY_GATE=on) ;;
+			esac
+		fi
+		ids+=("$(timeout 20 sbatch --parsable -J "nb-c-$pol-$((i + 1))" -N${SEQ_RANKS[$i]} --ntasks-per-node=1 --exclusive \
+			-o "$OUT/$pol.$((i + 1)).batch" "${opt[@]}" --wrap "srun -o $OUT/$pol.$((i + 1)).%t \
+			$NETBED task --state-dir $FAB --port-base $((PORT_BASE + 100)) -- \
+			$TRAINER --iters ${SEQ_ITERS[$i]} --warmup 1 --compute-ms $(seq_compute "$i") --bytes ${SEQ_BYTES[$i]} \
+			--window $WINDOW --cc $CC" 2>"$OUT/$pol.$((i + 1)).sbatch.err")")
+	done
+	: >"$OUT/$pol.jobs"
+	for i in $(seq 1 "$JOBS"); do
+		st=$(cs_wait_job "${ids[$((i - 1))]:-0}" $((120 + ITERS * 3)))
+		[ "$st" = COMPLETED ] || problems="$problems job$i:$st"
+		f=$OUT/$pol.$i.0
+		grep -q '^summary:' "$f" 2>/dev/null || problems="$problems job$i:no_summary"
+		nodes=$(timeout 5 scontrol show hostnames "$(sacct -n -X -j "${ids[$((i - 1))]:-0}" -o NodeList%60 2>/dev/null | tr -d ' ')" 2>/dev/null | tr '\n' ' ')
+		local leaves jct
+		leaves=$(for n in $nodes; do leaf_of "$n"; done | sort -u | tr '\n' ' ')
+		[ "$(echo $leaves | wc -w)" -le 1 ] || crossing=$((crossing + 1))
+		jct=$(sacct -n -X -P -j "${ids[$((i - 1))]:-0}" -o Submit,End 2>/dev/null | head -n 1 |
+			{ IFS='|' read -r a b; echo $(( $(date -d "$b" +%s) - $(date -d "$a" +%s) )); } 2>/dev/null)
+		echo "$i ${jct:-nan} $(sed -n 's/^summary: .*iter_ms_mean=\([0-9.]*\) .*/\1/p' "$f" 2>/dev/null)" >>"$OUT/$pol.jobs"
+		echo "# c $pol job $i (${ids[$((i - 1))]:-?}, ${SEQ_RANKS[$((i - 1))]} nodes, submitted at ${SEQ_AT[$((i - 1))]} s): nodes $nodes($leaves) jct ${jct:-?} s; $(sed -n 's/^summary: //p' "$f" 2>/dev/null | cut -d' ' -f5-9,13-16)"
+	done
+	eval "DROPS_$v=$(( $(stat_of drops) - d0 )) RETRANS_$v=$(( $(stat_of retrans) - r0 ))"
+	local mean p99 jm mk
+	read -r mean p99 < <(awk -v w=1 '
+		FNR == 1 { f++ }
+		/^iter=/ { split($1, a, "="); if (a[2] + 0 < w) next; split($3, b, "="); v[n++] = b[2]; s[f] += b[2]; c[f]++ }
+		END { if (!n) { print "nan nan"; exit }
+		      for (i in s) { m += s[i] / c[i]; k++ }
+		      asort(v); q = int((n * 99 + 99) / 100); printf "%.1f %.1f\n", m / k, v[q] }' \
+		$(for i in $(seq 1 "$JOBS"); do echo "$OUT/$pol.$i.0"; done) 2>/dev/null)
+	jm=$(awk '{ s += $2; n++ } END { printf "%.1f", n ? s / n : 0 }' "$OUT/$pol.jobs")
+	# makespan: first Submit to last End.
+	mk=$(sacct -n -X -P -j "$(IFS=,; echo "${ids[*]}")" -o Submit,End 2>/dev/null | tr '|' '\n' |
+		while read -r t; do date -d "$t" +%s 2>/dev/null; done | sort -n | sed -n '1p;$p' | paste -sd' ' |
+		awk 'NF == 2 { print $2 - $1 } NF != 2 { print "nan" }')
+	eval "MEAN_$v=$mean P99_$v=$p99 JCT_$v=$jm MAKESPAN_$v=$mk"
+	if [ -z "$problems" ]; then
+		ok "c $pol: 8 jobs submitted through sbatch ran in the fabric ($crossing crossed an uplink; mean JCT $jm s, makespan $mk s)"
+	else
+		not_ok "c $pol: 8 jobs submitted through sbatch ran in the fabric" $problems \
+			"$(tail -n 3 "$OUT/$pol".*.batch "$OUT/$pol".*.sbatch.err 2>/dev/null)"
+	fi
+}
+
+sequence() {
+	fabric_up
+	local copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
+		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
+	cs_up "c-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres
+	run_sequence cons_tres
+	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+	cs_up "c-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
+		--orrery-conf "$FAB/orrery.conf"
+	run_sequence orrery-place
+	run_sequence orrery
+	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+	# The same sequence in orrery-sim (its own FIFO queue, not Slurm's).
+	local sd=$STATE/c-sim i prof
+	rm -rf "$sd"; mkdir -p "$sd"
+	{
+		echo 'arrival_s,nodes,profile,iterations'
+		for i in $(seq 0 $((JOBS - 1))); do
+			prof=$(seq_profile "$i")
+			[ -n "$prof" ] || prof="period=$((SEQ_COMPUTE[i] + 1))ms;up=${SEQ_COMPUTE[$i]}ms+1ms@1Mbps"
+			echo "${SEQ_AT[$i]},${SEQ_RANKS[$i]},\"$prof\",${SEQ_ITERS[$i]}"
+		done
+	} >"$sd/trace.csv"
+	if "$SIM" --trace "$sd/trace.csv" --leaves $LEAVES --nodes-per-leaf $HOSTS_PER_LEAF \
+		--node-link-mbps $HOST_MBIT --oversub-leaf $((HOSTS_PER_LEAF * HOST_MBIT / (UPLINKS * UPLINK_MBIT))) \
+		--policies default,orrery-place,orrery --seeds 1 --quiet --out "$sd/out" >"$sd/sim.out" 2>&1; then
+		ok "c: orrery-sim ran the same sequence on the same fabric"
+	else
+		not_ok "c: orrery-sim ran the same sequence on the same fabric" "$(tail -n 3 "$sd/sim.out")"
+	fi
+	local pol v sp line sm sj sk
+	for pol in cons_tres orrery-place orrery; do
+		v=${pol//-/_}
+		sp=$pol; [ "$pol" != cons_tres ] || sp=default
+		sm=$(awk -F, -v its="${SEQ_ITERS[*]}" 'BEGIN { split(its, it, " ") }
+			NR > 1 { s += ($5 - $4) / it[$1 + 1] * 1000; n++ } END { if (n) printf "%.1f", s / n; else print "nan" }' \
+			"$sd/out/jobs-$sp-s1.csv" 2>/dev/null)
+		sj=$(awk -F, 'NR > 1 { j += $6; n++ } END { if (n) printf "%.1f", j / n; else print "nan" }' "$sd/out/jobs-$sp-s1.csv")
+		sk=$(awk -F, 'NR > 1 { if ($5 > mk) mk = $5 } END { printf "%.1f", mk }' "$sd/out/jobs-$sp-s1.csv")
+		eval "line=\"netbed: scenario=c policy=$pol jobs=$JOBS iter_ms_mean=\$MEAN_$v iter_ms_p99=\$P99_$v drops=\$DROPS_$v retrans=\$RETRANS_$v sim_iter_ms_mean=$sm\""
+		echo "$line"
+		[ -z "${NETBED_LINES:-}" ] || echo "$line" >>"$NETBED_LINES"
+		eval "line=\"netbed-jct: scenario=c policy=$pol jobs=$JOBS jct_s_mean=\$JCT_$v makespan_s=\$MAKESPAN_$v sim_jct_s_mean=$sj sim_makespan_s=$sk\""
+		echo "$line"
+		[ -z "${NETBED_LINES:-}" ] || echo "$line" >>"$NETBED_LINES"
+	done
+	"$NETBED" down --tag "$TAG"
 }
 
 for sc in $SCENARIOS; do scenario "$sc"; done
