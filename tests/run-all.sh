@@ -158,6 +158,9 @@ if [ $skip_cluster -eq 0 ]; then
 		step "netbed ($sv): two TCP ring jobs through Slurm in a namespace fabric, cons_tres vs orrery's gate (real packets)"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/netbed/run.sh" --build-dir "$build/obj"
 		record "netbed (real packets, $sv)" $?
+		step "netbed 3-tier ($sv): leaf, aggregation and spine namespaces with ECMP at each tier, traffic across the spines, nothing left behind"
+		"$top/tests/netbed/clos3.sh" --build-dir "$build/obj"
+		record "netbed 3-tier Clos ($sv)" $?
 	else
 		echo "select plugin not built: its cluster suites did not run"
 		record "select plugin (not built, $sv)" 1

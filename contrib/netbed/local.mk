@@ -8,7 +8,7 @@ contrib_netbed_orrery_netbed_trainer_SOURCES = contrib/netbed/trainer.c
 contrib_netbed_orrery_netbed_trainer_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime
 contrib_netbed_orrery_netbed_trainer_LDADD = contrib/runtime/liborrery-runtime.la
 dist_man_MANS += doc/orrery-netbed.8
-EXTRA_DIST += tests/netbed/run.sh
+EXTRA_DIST += tests/netbed/run.sh tests/netbed/clos3.sh
 
 # The full set (as root): scenarios a, a3 (three jobs), b and c (8 jobs
 # through sbatch, JCT), 30 iterations each (c: its own counts), their
