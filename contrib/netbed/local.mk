@@ -25,7 +25,7 @@ netbed: all
 		--state-dir $(NETBED_STATE) --port-base $(NETBED_PORT); \
 	rc=$$?; $(top_srcdir)/contrib/netbed/plot-iterations $(NETBED_STATE) a netbed-iterations.svg; exit $$rc
 .PHONY: netbed
-EXTRA_DIST += contrib/netbed/plot-iterations doc/netbed-report.md doc/netbed/netbed-iterations.svg
+EXTRA_DIST += contrib/netbed/plot-iterations contrib/netbed/bought doc/netbed-report.md doc/netbed/netbed-iterations.svg
 
 # The trainer's arguments and profile derivation (no fabric, no root).
 TESTS += tests/netbed/trainer-args.sh
