@@ -452,6 +452,7 @@ run_sequence() {
 }
 
 sequence() {
+	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	fabric_up
 	local copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
 		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
