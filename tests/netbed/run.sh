@@ -193,6 +193,35 @@ run_policy() {
 	fi
 }
 
+# run_sim DIR WHAT: orrery-sim on DIR/trace.csv, the scenario's fabric
+# (leaves of HOSTS_PER_LEAF hosts at HOST_MBIT, a leaf uplink of UPLINKS x
+# UPLINK_MBIT), the three policies; its files in DIR/out.
+run_sim() {
+	if "$SIM" --trace "$1/trace.csv" --leaves $LEAVES --nodes-per-leaf $HOSTS_PER_LEAF \
+		--node-link-mbps $HOST_MBIT --oversub-leaf $((HOSTS_PER_LEAF * HOST_MBIT / (UPLINKS * UPLINK_MBIT))) \
+		--policies default,orrery-place,orrery --seeds 1 --quiet --out "$1/out" >"$1/sim.out" 2>&1; then
+		ok "$2"
+	else
+		not_ok "$2" "$(tail -n 3 "$1/sim.out")"
+	fi
+}
+
+# three_policies FN: FN cons_tres on a cluster without orrery's select
+# plugin, then FN orrery-place and FN orrery (the gate off, on) on one
+# with it; each cluster is the fabric's nodes, brought down after.
+three_policies() {
+	local copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
+		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
+	cs_up "$SCEN-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres
+	"$1" cons_tres
+	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+	cs_up "$SCEN-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
+		--orrery-conf "$FAB/orrery.conf"
+	"$1" orrery-place
+	"$1" orrery
+	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+}
+
 # The per-uplink traffic of the last policy (ECMP: which spine links
 # the flows took): bytes and drops of every leaf uplink since fabric up.
 uplink_report() {
@@ -226,18 +255,7 @@ scenario() {
 		--rate $UPLINK_MBIT --efficiency $EFFICIENCY)
 	echo "# scenario $SCEN: profile $PROFILE"
 	fabric_up
-	local copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
-		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
-	# 1. cons_tres: a cluster without orrery's select plugin.
-	cs_up "$SCEN-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres
-	run_policy cons_tres
-	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
-	# 2, 3. orrery's select plugin, the gate off and on.
-	cs_up "$SCEN-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
-		--orrery-conf "$FAB/orrery.conf"
-	run_policy orrery-place
-	run_policy orrery
-	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+	three_policies run_policy
 	[ "$UPLINKS" -eq 1 ] || uplink_report
 	check_gate
 	simulate
@@ -297,13 +315,7 @@ simulate() {
 					awk '{ printf "%s%d", s, $1 - 1; s = "+" }')"
 		done
 	} >"$sd/trace.csv"
-	if "$SIM" --trace "$sd/trace.csv" --leaves $LEAVES --nodes-per-leaf $HOSTS_PER_LEAF \
-		--node-link-mbps $HOST_MBIT --oversub-leaf $((HOSTS_PER_LEAF * HOST_MBIT / (UPLINKS * UPLINK_MBIT))) \
-		--policies default,orrery-place,orrery --seeds 1 --quiet --out "$sd/out" >"$sd/sim.out" 2>&1; then
-		ok "$SCEN: orrery-sim ran the same jobs on the same fabric"
-	else
-		not_ok "$SCEN: orrery-sim ran the same jobs on the same fabric" "$(tail -n 3 "$sd/sim.out")"
-	fi
+	run_sim "$sd" "$SCEN: orrery-sim ran the same jobs on the same fabric"
 	sim_mean() {  # mean over the jobs of (finish - start) / iterations, in ms
 		awk -F, -v it=$ITERS 'NR > 1 { s += ($5 - $4) / it * 1000; n++ } END { if (n) printf "%.1f\n", s / n; else print "nan" }' \
 			"$sd/out/jobs-$1-s1.csv" 2>/dev/null
@@ -460,16 +472,7 @@ run_sequence() {
 sequence() {
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	fabric_up
-	local copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
-		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
-	cs_up "c-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres
-	run_sequence cons_tres
-	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
-	cs_up "c-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
-		--orrery-conf "$FAB/orrery.conf"
-	run_sequence orrery-place
-	run_sequence orrery
-	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+	three_policies run_sequence
 	# The same sequence in orrery-sim (its own FIFO queue, not Slurm's).
 	local sd=$STATE/c-sim i prof
 	rm -rf "$sd"; mkdir -p "$sd"
@@ -481,13 +484,7 @@ sequence() {
 			echo "${SEQ_AT[$i]},${SEQ_RANKS[$i]},\"$prof\",${SEQ_ITERS[$i]}"
 		done
 	} >"$sd/trace.csv"
-	if "$SIM" --trace "$sd/trace.csv" --leaves $LEAVES --nodes-per-leaf $HOSTS_PER_LEAF \
-		--node-link-mbps $HOST_MBIT --oversub-leaf $((HOSTS_PER_LEAF * HOST_MBIT / (UPLINKS * UPLINK_MBIT))) \
-		--policies default,orrery-place,orrery --seeds 1 --quiet --out "$sd/out" >"$sd/sim.out" 2>&1; then
-		ok "c: orrery-sim ran the same sequence on the same fabric"
-	else
-		not_ok "c: orrery-sim ran the same sequence on the same fabric" "$(tail -n 3 "$sd/sim.out")"
-	fi
+	run_sim "$sd" "c: orrery-sim ran the same sequence on the same fabric"
 	local pol v sp line sm sj sk
 	for pol in cons_tres orrery-place orrery; do
 		v=${pol//-/_}
