@@ -8,14 +8,21 @@
 #   - a user (nobody) tries every path of the channel: AdminComment of
 #     another's job and of their own, the node's channel file and its
 #     directory: refused, logged, nothing changes;
-#   - kill -9 of slurmctld between two updates: after the restart the
-#     channel serves the same generation; the next change (job C) reaches
-#     A as the next generation, each update received and applied once;
+#   - job C joins A: A's gate back on as the next generation, each update
+#     received and applied once;
 #   - a third job D on the over-committed uplinks: A, C and D move to one
 #     common period with distinct slots (time division), A and C while
 #     they run;
+#   - a node failure under D, then a requeue of D: A and C back on their
+#     own period within 5 s each time, and on the common one when D runs
+#     again;
+#   - kill -9 of slurmctld right after an update, inside the saver's
+#     250 ms gap (D and C end 0.1 s apart): every generation A's ranks
+#     applied is unique and increasing and has the controller's values
+#     for it, and A ends on what the controller serves after the restart;
 #   - orrery-sacct shows A's re-alignments and last gate.
-# Prints the update latencies (cancel to switch, publish to switch).
+# Prints the update latencies (cancel / node failure / requeue to switch,
+# publish to switch).
 #
 # Usage: tests/channel/cluster.sh [--build-dir DIR] [--state-dir DIR]
 #                                 [--port-base P] [--keep]
@@ -75,9 +82,11 @@ PROFILE='period=100ms;up=0ms+50ms@80Gbps'
 } >"$OUT/task.sh"
 chmod 755 "$OUT/task.sh"
 
-submit() {	# TAG ITERATIONS: job id
-	timeout 20 sbatch --parsable -J "ch-$1" -N5 -n5 -c1 --comm-profile="$PROFILE" --comm-gate=auto \
-		-o "$OUT/$1.out" --wrap "srun $OUT/task.sh $1 $2"
+submit() {	# TAG ITERATIONS [SBATCH OPTION...]: job id
+	local tag=$1 n=$2
+	shift 2
+	timeout 20 sbatch --parsable -J "ch-$tag" -N5 -n5 -c1 --comm-profile="$PROFILE" --comm-gate=auto \
+		-o "$OUT/$tag.out" "$@" --wrap "srun $OUT/task.sh $tag $n"
 }
 running() { [ "$(timeout 5 squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
 wait_running() { local i; for i in $(seq 150); do running "$1" && return 0; sleep 0.2; done; return 1; }
@@ -102,6 +111,19 @@ wait_gen() {
 		[ "$(date +%s)" -lt "$deadline" ] || return 1
 		sleep 0.1
 	done
+}
+kill_ctld() {
+	local pid st
+	pid=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$STATE/run/pids")
+	kill -KILL "$pid" 2>/dev/null
+	for _ in $(seq 50); do
+		st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null)
+		case $st in ''|Z|X) break ;; esac
+		sleep 0.1
+	done
+}
+restart_ctld() {
+	"$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 60 >>"$OUT/restart.log" 2>&1
 }
 LAT=()		# cancel to switch, ms, one per rank
 PUBLAT=()	# publish to switch, ms, one per rank and update
@@ -171,23 +193,10 @@ else
 fi
 [ -n "$nj" ] && timeout 10 scancel "$nj"
 
-# ---- kill -9 slurmctld between two updates.
-pid=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$STATE/run/pids")
-kill -KILL "$pid" 2>/dev/null
-for _ in $(seq 50); do
-	st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null)
-	case $st in ''|Z|X) break ;; esac
-	sleep 0.1
-done
-"$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 60 >"$OUT/restart.log" 2>&1
-g_after=$(orrc "$a" gen)
-if running "$a" && [ "$g_after" = "$want" ]; then
-	ok "after kill -9 and restart of slurmctld A still runs and the channel serves gen $g_after"
-else
-	not_ok "after kill -9 A runs with the same record" "state=$(timeout 5 squeue -h -j "$a" -o %T) gen=$g_after want $want" "$(tail -n 5 "$OUT/restart.log")"
-fi
 pt1=$(stat_of "$OUT/A.stats.0" passthrough)	# rewritten every 2 s
-c=$(submit C 1500)
+nodes_of() { timeout 5 scontrol show hostnames "$(timeout 5 squeue -h -j "$1" -o %N)"; }
+only_d=$(comm -23 <(timeout 5 sinfo -h -N -o %N | sort -u) <(nodes_of "$a" | sort -u) | tail -n 1)
+c=$(submit C 1500 ${only_d:+-x "$only_d"})
 want2=$(( want + 1 ))
 if wait_running "$c" && wait_gen A "$want2" 20; then
 	bad=""
@@ -199,10 +208,10 @@ if wait_running "$c" && wait_gen A "$want2" 20; then
 		ap=$(stat_of "$f" last_apply_us) pu=$(stat_of "$f" last_pub_us)
 		PUBLAT+=($(( (ap - pu) / 1000 )))
 	done
-	[ -z "$bad" ] && ok "C starts after the restart: A's ranks get gen $want2 (gate on, $(orrc "$a" mode)); every update received and applied exactly once ($want2 each)" ||
-		not_ok "C after the restart: gen $want2 at A, no update lost or repeated" $bad
+	[ -z "$bad" ] && ok "C starts: A's ranks get gen $want2 (gate on, $(orrc "$a" mode)); every update received and applied exactly once ($want2 each)" ||
+		not_ok "C starts: gen $want2 at A, no update lost or repeated" $bad
 else
-	not_ok "C after the restart: A's ranks reach gen $want2" "C=$(timeout 5 squeue -h -j "$c" -o %T)" \
+	not_ok "C starts: A's ranks reach gen $want2" "C=$(timeout 5 squeue -h -j "$c" -o %T)" \
 		"record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRG1:[^ ]*')" "$(grep 'channel' "$CTLD_LOG" | tail -n 4)"
 fi
 # ---- a third job on the over-committed uplinks: one common period.
@@ -210,7 +219,8 @@ fi
 # TIME DIVISION): the group is re-solved and A, C and D get one common
 # period with distinct slots; A and C switch while running.
 for _ in $(seq 100); do [ -s "$OUT/C.loop.0" ] && break; sleep 0.2; done
-d=$(submit D 600)
+# D gets the node kept from C (and not A's): the node failure below is D's alone.
+d=$(submit D 600 ${only_d:+-w "$only_d"})
 if wait_running "$d"; then
 	sleep 1
 	pa=$(orrc "$a" period_us) pc=$(orrc "$c" period_us) pd=$(orrc "$d" period_us)
@@ -240,7 +250,148 @@ if wait_running "$d"; then
 else
 	not_ok "job D runs beside A and C" "$(tail -n 5 "$OUT/D.out" 2>/dev/null)"
 fi
+# ---- events: a node failure under D, and a requeue of D.  Either takes
+# D off the over-committed uplinks: A and C go back to rotation on their
+# own 100 ms period within 5 s; when D runs again, back to one common
+# period.  (A requeued job waits out the credential window, 1,200 s, before
+# it may start again: StartTime=now lets it.)
+wait_period() {	# TAG PERIOD_US LIMIT_S: every rank gates on that period
+	local deadline=$(( $(date +%s) + $3 )) r okn
+	while :; do
+		okn=0
+		for r in 0 1 2 3 4; do
+			[ "$(stat_of "$OUT/$1.stats.$r" channel)" = on ] &&
+				[ "$(stat_of "$OUT/$1.stats.$r" period_us)" = "$2" ] && okn=$((okn + 1))
+		done
+		[ $okn -eq 5 ] && return 0
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}
+event_lat() {	# T0_US: the latest switch of A's ranks after T0, ms
+	local r m=0 v ap
+	for r in 0 1 2 3 4; do
+		ap=$(stat_of "$OUT/A.stats.$r" last_apply_us)
+		v=$(( (ap - $1) / 1000 ))
+		EVLAT+=($v)
+		PUBLAT+=($(( (ap - $(stat_of "$OUT/A.stats.$r" last_pub_us)) / 1000 )))
+		[ $v -gt $m ] && m=$v
+	done
+	EVMAX=$m
+}
+rerun_d() {
+	for _ in $(seq 100); do
+		running "$d" && return 0
+		[ "$(timeout 5 squeue -h -j "$d" -o %T 2>/dev/null)" = PENDING ] &&
+			timeout 5 scontrol update jobid="$d" StartTime=now >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	wait_running "$d"
+}
+EVLAT=()
+if [ -n "$only_d" ] && nodes_of "$d" | grep -qx "$only_d" && running "$d"; then
+	t0=$(now_us)
+	timeout 10 scontrol update nodename="$only_d" state=down reason=orrery-channel-test
+	if wait_period A 100000 10 && wait_period C 100000 10; then
+		event_lat "$t0"; m=$EVMAX
+		[ "$m" -le 5000 ] && ok "node $only_d under D set DOWN (D killed by the node failure): A and C back on their own 100 ms period within 5 s (A's ranks: ${EVLAT[*]} ms)" ||
+			not_ok "node failure under D: A back on 100 ms within 5 s" "${EVLAT[*]} ms"
+	else
+		not_ok "node failure under D: A and C back on their own period" "D=$(timeout 5 squeue -h -j "$d" -o %T) A: $(stat_of "$OUT/A.stats.0" period_us)" \
+			"$(grep 'channel' "$CTLD_LOG" | tail -n 3)"
+	fi
+	# The emulated node's slurmd answers at once (ReturnToService): it
+	# is usually back already; resume it if not.
+	timeout 10 scontrol update nodename="$only_d" state=resume >/dev/null 2>&1 || true
+else
+	not_ok "D has a node of its own to fail" "D on $(nodes_of "$d" | tr '\n' ' ') state $(timeout 5 squeue -h -j "$d" -o %T)"
+fi
+if rerun_d && wait_period A 150000 15; then
+	n=${#EVLAT[@]}
+	t0=$(now_us)
+	timeout 10 scontrol requeue "$d"
+	if wait_period A 100000 10 && wait_period C 100000 10; then
+		event_lat "$t0"; m=$EVMAX
+		[ "$m" -le 5000 ] && ok "scontrol requeue D: A and C back on their own 100 ms period within 5 s (A's ranks: ${EVLAT[*]:$n} ms)" ||
+			not_ok "requeue of D: A back on 100 ms within 5 s" "${EVLAT[*]:$n} ms"
+	else
+		not_ok "requeue of D: A and C back on their own period" "D=$(timeout 5 squeue -h -j "$d" -o %T) A: $(stat_of "$OUT/A.stats.0" period_us)"
+	fi
+	if rerun_d && wait_period A 150000 15 && wait_period C 150000 15; then
+		ok "D runs again after its requeue: A and C back on the common 150 ms period"
+	else
+		not_ok "D runs again after its requeue: A and C on the common period" "D=$(timeout 5 squeue -h -j "$d" -o %T) A: $(stat_of "$OUT/A.stats.0" period_us)"
+	fi
+else
+	not_ok "D runs again after the node failure: A on the common period" "D=$(timeout 5 squeue -h -j "$d" -o %T) A: $(stat_of "$OUT/A.stats.0" period_us)"
+fi
+
+# ---- kill -9 of slurmctld right after an update, inside the saver's gap.
+# D and C end 0.1 s apart: A is re-solved twice (back to rotation with C,
+# then alone: off), the second record inside the 250 ms gap after the
+# first save; slurmctld is killed as soon as it has decided it.  Whatever
+# reached the disk before the kill, no generation may reach A with values
+# other than those the controller gives it, and A ends on exactly what
+# the controller serves after the restart.
+nlog=$(wc -l <"$CTLD_LOG")
 timeout 10 scancel "$d"
+sleep 0.1
+timeout 10 scancel "$c"
+for _ in $(seq 200); do
+	[ "$(tail -n +"$nlog" "$CTLD_LOG" | grep -c "channel: JobId=$a gen=")" -ge 2 ] && break
+	sleep 0.01
+done
+kill_ctld
+decided_before=$(tail -n +"$nlog" "$CTLD_LOG" | grep -c "channel: JobId=$a gen=")
+last_gen=$(tail -n +"$nlog" "$CTLD_LOG" | grep -o "channel: JobId=$a gen=[0-9]*" | tail -n 1 | sed 's/.*gen=//')
+restart_ctld
+# The resync after the start (3 s), the disk, the poller (1 s), the lead (2 s).
+served="" ok_final=""
+for _ in $(seq 100); do
+	served=$(orrc "$a" gen)
+	if [ -n "$served" ] && wait_gen A "$served" 0 2>/dev/null; then
+		sleep 2	# nothing newer on its way
+		[ "$(orrc "$a" gen)" = "$served" ] && wait_gen A "$served" 0 && { ok_final=1; break; }
+	fi
+	sleep 0.3
+done
+bad=""
+sgate=$(orrc "$a" gate) speriod=$(orrc "$a" period_us)
+# The controller's values for each generation of A, over both lives:
+# the last decision of each (a generation given twice with other values
+# is the bug this guards against).
+grep -o "channel: JobId=$a gen=[0-9]* gate=[a-z]* period=[0-9]*us shift=[0-9]*us" "$CTLD_LOG" |
+	sed 's/.*gen=\([0-9]*\) gate=\([a-z]*\) period=\([0-9]*\)us shift=\([0-9]*\)us/\1 \2 \3 \4/' >"$OUT/ctld.gens"
+dup=$(sort -u "$OUT/ctld.gens" | awk '{ n[$1]++ } END { for (g in n) if (n[g] > 1) print g }')
+[ -z "$dup" ] || bad="$bad controller gave gen(s) $dup twice with different values"
+for r in 0 1 2 3 4; do
+	f=$OUT/A.stats.$r
+	[ "$(stat_of "$f" channel_gen)" = "$served" ] || bad="$bad rank$r:gen=$(stat_of "$f" channel_gen)/served=$served"
+	[ "$(stat_of "$f" channel)" = "$sgate" ] || bad="$bad rank$r:channel=$(stat_of "$f" channel)/served=$sgate"
+	[ "$sgate" = off ] || [ "$(stat_of "$f" period_us)" = "$speriod" ] || bad="$bad rank$r:period=$(stat_of "$f" period_us)/served=$speriod"
+	# Applied generations of this rank: strictly increasing.
+	grep -ho "rank $r: channel gen [0-9]* applied" "$OUT/A.out" | awk '{ print $5 }' >"$OUT/A.applied.$r"
+	awk 'NR > 1 && $1 <= last { bad = 1 } { last = $1 } END { exit bad }' "$OUT/A.applied.$r" ||
+		bad="$bad rank$r:applied $(tr '\n' ' ' <"$OUT/A.applied.$r")"
+	# Each generation the rank received has the controller's values for it.
+	grep -ho "rank $r: channel gen [0-9]* received: gate [a-z]*, period [0-9]* us, shift [0-9]* us" "$OUT/A.out" |
+		awk '{ print $5, $8, $10, $13 }' | tr -d ',' >"$OUT/A.received.$r"
+	while read -r g gt pe sh; do
+		cv=$(awk -v g="$g" '$1 == g { v = $2 " " $3 " " $4 } END { print v }' "$OUT/ctld.gens")
+		[ "$cv" = "$gt $pe $sh" ] || bad="$bad rank$r:gen$g=$gt/$pe/$sh,controller=${cv:-none}"
+	done <"$OUT/A.received.$r"
+done
+if [ "$(tail -n +"$nlog" "$CTLD_LOG" | grep -c "channel: JobId=$a gen=${last_gen:-x} ")" -ge 2 ]; then
+	where="gen $last_gen was not on disk at the kill and was decided again after the restart"
+else
+	where="gen ${last_gen:-?} was on disk before the kill"
+fi
+if [ -n "$ok_final" ] && [ -z "$bad" ]; then
+	ok "kill -9 of slurmctld right after an update ($decided_before of A's decisions before the kill; $where): every generation A's ranks applied is unique and increasing ($(tr '\n' ' ' <"$OUT/A.applied.0")), each with the controller's values, and A ends on what the controller serves after the restart (gen $served, gate $sgate)"
+else
+	not_ok "kill -9 inside the saver's gap: no update lost or repeated" "final=${ok_final:-no} served=$served" $bad \
+		"$(grep 'channel' "$CTLD_LOG" | tail -n 6)"
+fi
 
 [ -n "${pt1:-}" ] && [ "${pt1:-0}" -gt 0 ] && ok "while its gate was off A's iterations passed through without waiting ($pt1 phases)" ||
 	not_ok "A's iterations passed through while its gate was off" "passthrough=${pt1:-none}"
@@ -257,7 +408,7 @@ for _ in $(seq 60); do
 	sleep 0.5
 done
 case $line in
-"$a|$gfinal|"*"ms("*")") ok "orrery-sacct: A re-aligned $gfinal times, last gate ${line##*|}" ;;
+"$a|$gfinal|"*"("*")") ok "orrery-sacct: A re-aligned $gfinal times, last gate ${line##*|}" ;;
 *) not_ok "orrery-sacct shows A's re-alignments and last gate" "got '$line'" ;;
 esac
 
@@ -266,6 +417,8 @@ med() { local s; s=($(sorted "$@")); echo "${s[$(( ${#s[@]} / 2 ))]}"; }
 mx() { sorted "$@" | tail -n 1; }
 [ ${#LAT[@]} -gt 0 ] &&
 	echo "# update latency, scancel of the neighbour to switch (ms, ${#LAT[@]} ranks): median $(med "${LAT[@]}"), max $(mx "${LAT[@]}")"
+[ ${#EVLAT[@]} -gt 0 ] &&
+	echo "# update latency, node failure / requeue of a neighbour to switch (ms, ${#EVLAT[@]} rank-updates): median $(med "${EVLAT[@]}"), max $(mx "${EVLAT[@]}")"
 [ ${#PUBLAT[@]} -gt 0 ] &&
 	echo "# update latency, publish to switch (ms, ${#PUBLAT[@]} rank-updates, channel_lead_ms=2000 of it): median $(med "${PUBLAT[@]}"), max $(mx "${PUBLAT[@]}")"
 true

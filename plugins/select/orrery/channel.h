@@ -18,10 +18,17 @@
  * Why AdminComment: only operators and SlurmUser may set it (Slurm checks
  * validate_super_user() in update_job), so no user, the job's own
  * included, can write a job's gate through the channel; Slurm saves it
- * with the job, and orrery_channel (StateSaveLocation, written by the
- * saver thread within ORR_SAVER_GAP_MS, 250 ms) covers the up to 5 s
- * before Slurm's own job state save: a kill -9 later than that after an
- * update neither loses nor repeats it.
+ * with the job.
+ *
+ * Persist, then publish: a decided record is written to orrery_channel
+ * (StateSaveLocation) by the saver thread first, and only once that is
+ * on disk does the saver thread put it into AdminComment (taking the job
+ * write lock itself).  A job can therefore see only generations that
+ * survive a kill -9: after a restart the controller serves, for every
+ * job, a record at least as new as the job's, and the next generation it
+ * gives has never been seen with other values.  A record decided but
+ * not yet on disk at the kill was seen by nobody; the resync after the
+ * start (orr_channel_resync_locked) decides it again from the model.
  *
  * All calls with the plugin's lock and slurmctld's job write lock held;
  * none blocks on the disk or the network, none fails the job.
@@ -44,12 +51,26 @@ void orr_channel_before_locked(orrery_cluster_t *c, uint32_t lead_ms);
 void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 				int begun, uint32_t lead_ms,
 				const char *state_dir);
+/* After a start (and its job_init): every link group re-solved and
+ * compared with what the controller serves, so that an update decided
+ * but not on disk when slurmctld died, or a neighbour that ended while it
+ * was down, still reaches the jobs.  Called by the resync thread
+ * (orrery_ctld.c) with slurmctld's job write lock and orr_ctld_lock. */
+void orr_channel_resync_locked(orrery_cluster_t *c, uint32_t lead_ms,
+			       const char *state_dir);
 /* slurmctld start: records of orrery_channel newer than a running job's
- * own ORRG1: token are put back into its AdminComment (one line). */
+ * own ORRG1: token are put back into its AdminComment (one line).  A
+ * missing file is a first start; an unreadable or malformed one is said
+ * in one line and ignored (the jobs keep what AdminComment says). */
 void orr_channel_job_init(list_t *job_list, const char *state_dir);
+/* Before the saver is stopped at fini: records reaching the disk from
+ * now on are not published (the next start puts them back). */
+void orr_channel_closing(void);
 void orr_channel_fini(void);
-/* Records published, re-solves done and their wall time (ns). */
-void orr_channel_stats(uint64_t *published, uint64_t *realigns,
-		       uint64_t *realign_ns);
+/* Records published (in AdminComment), decided, re-solves done and their
+ * wall time (ns), and the decision-to-AdminComment time summed (ns). */
+void orr_channel_stats(uint64_t *published, uint64_t *decided,
+		       uint64_t *realigns, uint64_t *realign_ns,
+		       uint64_t *durable_ns);
 
 #endif

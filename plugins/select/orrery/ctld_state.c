@@ -69,14 +69,15 @@ void orr_log_stats_locked(bool force)
 {
 	time_t now = time(NULL);
 	orr_cache_stats_t cs;
-	uint64_t saves, save_ns, coalesced, ch_pub, ch_realigns, ch_ns;
+	uint64_t saves, save_ns, coalesced, ch_pub, ch_dec, ch_realigns, ch_ns,
+		 ch_dur_ns;
 
 	if (!force && !orr_debug() && now - orr_stats.last_log < STATS_PERIOD)
 		return;
 	orr_stats.last_log = now;
 	orr_cache_stats(orr_g.cache, &cs);
 	orr_saver_stats(&saves, &save_ns, &coalesced);
-	orr_channel_stats(&ch_pub, &ch_realigns, &ch_ns);
+	orr_channel_stats(&ch_pub, &ch_dec, &ch_realigns, &ch_ns, &ch_dur_ns);
 	info("select/orrery: mode=%s profiled_tests=%"PRIu64
 	     " placements=%"PRIu64" narrowed=%"PRIu64" begun=%"PRIu64
 	     " fallbacks=%"PRIu64" jobs=%zu job_tests=%"PRIu64
@@ -90,7 +91,8 @@ void orr_log_stats_locked(bool force)
 	     " builds=%"PRIu64" build_cpu_us=%"PRIu64
 	     " job_begin_us=%"PRIu64" job_begin_cpu_us=%"PRIu64" saves=%"PRIu64" save_us=%"PRIu64
 	     " saves_coalesced=%"PRIu64
-	     " channel_records=%"PRIu64" realigns=%"PRIu64" realign_us=%"PRIu64,
+	     " channel_records=%"PRIu64" channel_decided=%"PRIu64
+	     " channel_disk_us=%"PRIu64" realigns=%"PRIu64" realign_us=%"PRIu64,
 	     orrery_mode_name(orr_conf_ok ? orr_ocnf.mode : ORRERY_MODE_OFF),
 	     orr_stats.tested, orr_stats.placements, orr_stats.narrowed, orr_stats.begun,
 	     orr_stats.fallbacks,
@@ -108,7 +110,7 @@ void orr_log_stats_locked(bool force)
 	     __atomic_load_n(&orr_stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     orr_stats.kept, orr_stats.builds, orr_stats.build_cpu_ns / 1000,
 	     orr_stats.begin_ns / 1000, orr_stats.begin_cpu_ns / 1000, saves, save_ns / 1000, coalesced,
-	     ch_pub, ch_realigns, ch_ns / 1000);
+	     ch_pub, ch_dec, ch_dur_ns / 1000, ch_realigns, ch_ns / 1000);
 }
 
 void orr_fallback(job_record_t *job_ptr, const char *fmt, ...)

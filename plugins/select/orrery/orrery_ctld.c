@@ -28,12 +28,91 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "src/slurmctld/locks.h"
+
 #include "orrery.h"
 #include "ctld_state.h"
 #include "channel.h"
+#include <pthread.h>
 #include <time.h>
 
 #include "state_saver.h"
+
+#pragma weak lock_slurmctld
+#pragma weak unlock_slurmctld
+
+/* ------------------------------------------------------------------ */
+/* The channel's resync after a start (channel.h)                      */
+/* ------------------------------------------------------------------ */
+
+/* Seconds after the first job_init: the nodes have registered and the
+ * topology plugin is loaded, and the jobs' pollers have had a round. */
+#define RESYNC_DELAY_S 3
+
+static pthread_mutex_t resync_mtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t resync_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t resync_thread;
+static bool resync_running, resync_done, resync_stopping;
+
+/* Its own thread: it takes slurmctld's locks as every other thread does
+ * (job_init runs with them held, and inside read_slurm_conf the model
+ * cannot be built yet). */
+static void *resync_main(void *arg)
+{
+	slurmctld_lock_t locks = { .conf = READ_LOCK, .job = WRITE_LOCK,
+				   .node = READ_LOCK, .part = READ_LOCK };
+	struct timespec ts;
+
+	(void) arg;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += RESYNC_DELAY_S;
+	slurm_mutex_lock(&resync_mtx);
+	while (!resync_stopping &&
+	       pthread_cond_timedwait(&resync_cond, &resync_mtx, &ts) == 0)
+		;
+	if (resync_stopping) {
+		slurm_mutex_unlock(&resync_mtx);
+		return NULL;
+	}
+	slurm_mutex_unlock(&resync_mtx);
+	lock_slurmctld(locks);
+	slurm_mutex_lock(&orr_ctld_lock);
+	if (orr_conf_ok && orr_ocnf.channel_lead_ms && orr_ensure_cluster_locked())
+		orr_channel_resync_locked(orr_g.cluster, orr_ocnf.channel_lead_ms,
+					  slurm_conf.state_save_location);
+	slurm_mutex_unlock(&orr_ctld_lock);
+	unlock_slurmctld(locks);
+	return NULL;
+}
+
+/* Once per slurmctld process (job_init also runs at reconfigure). */
+static void resync_start(void)
+{
+	slurm_mutex_lock(&resync_mtx);
+	if (!resync_done && lock_slurmctld && unlock_slurmctld) {
+		resync_done = true;
+		resync_stopping = false;
+		if (pthread_create(&resync_thread, NULL, resync_main, NULL) == 0)
+			resync_running = true;
+		else
+			error("select/orrery: channel: cannot start the resync thread; link groups are re-solved at the next job start or end");
+	}
+	slurm_mutex_unlock(&resync_mtx);
+}
+
+static void resync_stop(void)
+{
+	bool join;
+
+	slurm_mutex_lock(&resync_mtx);
+	resync_stopping = true;
+	pthread_cond_signal(&resync_cond);
+	join = resync_running;
+	resync_running = false;
+	slurm_mutex_unlock(&resync_mtx);
+	if (join)
+		pthread_join(resync_thread, NULL);
+}
 
 /* ------------------------------------------------------------------ */
 /* Hooks                                                               */
@@ -55,6 +134,8 @@ void orrery_ctld_init(void)
 
 void orrery_ctld_fini(void)
 {
+	resync_stop();		/* before orr_ctld_lock: it takes it */
+	orr_channel_closing();	/* no AdminComment written from now on */
 	slurm_mutex_lock(&orr_ctld_lock);
 	orr_log_stats_locked(true);
 	orr_save_state_locked();
@@ -138,4 +219,5 @@ void orrery_ctld_job_init(list_t *job_list)
 	orr_reconcile_locked();
 	orr_channel_job_init(job_list, slurm_conf.state_save_location);
 	slurm_mutex_unlock(&orr_ctld_lock);
+	resync_start();
 }

@@ -35,6 +35,8 @@ static struct {
 	size_t len;
 	uint64_t next;		/* mono_ns() */
 	uint64_t failing;
+	orr_saver_done_fn done;	/* with data: called once it is on disk */
+	uint64_t ticket;
 } slot[SAVER_SLOTS];
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -66,7 +68,7 @@ static void init_cond(void)
 
 /* One save of slot i, outside `mtx'.  A failing save (full disk) is
  * logged once per file, and again when saving works again. */
-static void write_one(int i, const char *path, const char *data, size_t len)
+static int write_one(int i, const char *path, const char *data, size_t len)
 {
 	orrery_error_t err = { 0 };
 	uint64_t t0 = mono_ns();
@@ -86,6 +88,7 @@ static void write_one(int i, const char *path, const char *data, size_t len)
 		slot[i].failing = 0;
 	}
 	pthread_mutex_unlock(&mtx);
+	return rc;
 }
 
 /* A pending slot that may be written now (-1: none); *wait: the earliest
@@ -133,11 +136,14 @@ static void *saver(void *arg)
 		{
 			char *data = slot[i].data, *path = strdup(slot[i].path);
 			size_t len = slot[i].len;
+			orr_saver_done_fn done = slot[i].done;
+			uint64_t ticket = slot[i].ticket;
 
 			slot[i].data = NULL;
+			slot[i].done = NULL;
 			pthread_mutex_unlock(&mtx);
-			if (path)
-				write_one(i, path, data, len);
+			if (path && !write_one(i, path, data, len) && done)
+				done(ticket);	/* on disk: may take other locks */
 			free(data);
 			free(path);
 			pthread_mutex_lock(&mtx);
@@ -149,6 +155,12 @@ static void *saver(void *arg)
 }
 
 void orr_saver_submit(const char *path, char *data, size_t len)
+{
+	orr_saver_submit_ticket(path, data, len, NULL, 0);
+}
+
+void orr_saver_submit_ticket(const char *path, char *data, size_t len,
+			     orr_saver_done_fn done, uint64_t ticket)
 {
 	int i;
 
@@ -173,6 +185,8 @@ void orr_saver_submit(const char *path, char *data, size_t len)
 	free(slot[i].data);
 	slot[i].data = data;
 	slot[i].len = len;
+	slot[i].done = done;
+	slot[i].ticket = ticket;
 	if (!running) {
 		stopping = false;
 		if (pthread_create(&thread, NULL, saver, NULL) == 0) {
@@ -186,10 +200,14 @@ void orr_saver_submit(const char *path, char *data, size_t len)
 			char *p = strdup(slot[i].path);
 
 			slot[i].data = NULL;
+			slot[i].done = NULL;
 			pthread_mutex_unlock(&mtx);
 			if (!said)	/* once: it is retried at every save */
 				error("select/orrery: cannot start the state saver thread; saving in the scheduler");
 			said = true;
+			/* done() is not called here: the caller holds locks
+			 * it may take.  Its records wait for a saver thread
+			 * (the next submit tries to start one again). */
 			if (p)
 				write_one(i, p, data, len);
 			free(data);

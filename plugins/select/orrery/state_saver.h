@@ -32,6 +32,16 @@
  * on first use.  Never waits for the disk. */
 void orr_saver_submit(const char *path, char *data, size_t len);
 
+/* The same, and once a text at least as new as this one is on disk
+ * (written and fsynced), done(ticket) is called from the saver thread
+ * with no lock of the saver's held (a newer text replacing this one
+ * before it was written carries its own ticket, which covers this one).
+ * Not called for a failed save: the next submit for the path tries
+ * again.  The live channel publishes only what is on disk (channel.h). */
+typedef void (*orr_saver_done_fn)(uint64_t ticket);
+void orr_saver_submit_ticket(const char *path, char *data, size_t len,
+			     orr_saver_done_fn done, uint64_t ticket);
+
 /* Write what is queued and stop the thread (plugin fini: waits). */
 void orr_saver_stop(void);
 
