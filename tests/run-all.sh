@@ -152,7 +152,7 @@ if [ $skip_cluster -eq 0 ]; then
 		step "stress ($sv): select plugin under faults, kill -9 restarts, bad state files and a 1000-job burst"
 		"$top/tests/stress/run.sh" --jobs 1000 "$plugins"
 		record "stress ($sv)" $?
-		step "live channel ($sv): gates re-aligned in running jobs when a neighbour leaves, user tampering, kill -9 of slurmctld"
+		step "live channel ($sv): gates re-aligned in running jobs when a neighbour leaves, fails or is requeued, user tampering, kill -9 of slurmctld inside the saver gap"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/channel/cluster.sh" --build-dir "$build/obj"
 		record "channel (live re-alignment, $sv)" $?
 		step "netbed ($sv): two TCP ring jobs through Slurm in a namespace fabric, cons_tres vs orrery's gate (real packets)"

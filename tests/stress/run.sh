@@ -18,8 +18,9 @@
 #    run, with exactly one log line naming the point, slurmctld alive.
 # 2. Restart: 20 profiled jobs with non-trivial shifts, kill -9 slurmctld,
 #    restart: jobs, shifts and orrery's state preserved, a new job shifted
-#    against the restored ones; again with orrery_state truncated and with a
-#    foreign format version (one error line; the running jobs rebuilt from
+#    against the restored ones; again with orrery_state (and the live
+#    channel's orrery_channel) truncated and with a
+#    foreign format version (one error line each; the running jobs rebuilt from
 #    their ORR1: records, none lost).
 # 3. Load: N separate sbatch submissions in a burst, once under
 #    select/orrery and once under plain cons_tres; every job completes
@@ -426,6 +427,17 @@ if want restart; then
 			sed -i '1s/^orrery-state .*/orrery-state 99/' "$STATE"
 			msg="state file '$STATE' has format version 99; this orrery reads version 1"
 		fi
+		# The live channel's orrery_channel broken alike: one line, the
+		# jobs keep what their AdminComment says (select-orrery(8)).
+		CHAN=$(dirname "$STATE")/orrery_channel
+		[ -f "$CHAN" ] || printf 'orrery_channel 1\n' >"$CHAN"
+		if [ $bad_state = truncated ]; then
+			printf 'garbage\n7 ORRG1:gen=x\n12' >>"$CHAN"
+			cmsg="select/orrery: channel: $CHAN: 3 malformed lines ignored"
+		else
+			sed -i '1s/.*/orrery_channel 99/' "$CHAN"
+			cmsg="select/orrery: channel: $CHAN is not an orrery_channel 1 file: ignored"
+		fi
 		MARK=$(wc -l <"$LOG")
 		sp_start_ctld -i
 		n=$(t sbatch --parsable -N4 --ntasks-per-node=1 -c1 -o /dev/null \
@@ -456,6 +468,8 @@ if want restart; then
 		sp_wait_for 10 rebuilt_plus_n
 		check "$bad_state state: orrery_state rewritten with the $nrun rebuilt jobs (their shifts) and the new one" \
 			rebuilt_plus_n
+		check "$bad_state state: a bad orrery_channel too: one line ($(newlog | grep -F "$cmsg" | sed 's/.*select/select/' | head -n 1))" \
+			test "$(newlog | grep -cF "$cmsg")" = 1
 		check "$bad_state state: slurmctld alive" sp_ctld_up
 		ids_k+=("$n")
 	done

@@ -514,7 +514,7 @@ void orr_channel_job_init(list_t *job_list, const char *state_dir)
 		goto out;
 	}
 	if (!g_str_has_prefix(text, CHANNEL_MAGIC)) {
-		error("select/orrery: channel: %s is not an orrery_channel 1 file: ignored (running jobs keep what their AdminComment says; it is rewritten at the next update)",
+		error("select/orrery: channel: %s is not an orrery_channel 1 file: ignored (running jobs keep what their AdminComment says; it is written anew now)",
 		      path);
 		goto out;
 	}
