@@ -138,7 +138,7 @@ static void durable(uint64_t ticket)
 	GHashTableIter it;
 	gpointer k, v;
 	size_t n = 0;
-	uint64_t t = mono_ns();
+	uint64_t t;
 
 	if (!lock_slurmctld || !unlock_slurmctld || !find_job_record)
 		return;
@@ -149,6 +149,7 @@ static void durable(uint64_t ticket)
 	}
 	pthread_mutex_unlock(&chan_mtx);
 	lock_slurmctld(job_write);
+	t = mono_ns();		/* in AdminComment from now */
 	pthread_mutex_lock(&chan_mtx);
 	if (!closing && pending) {
 		g_hash_table_iter_init(&it, pending);
@@ -165,9 +166,9 @@ static void durable(uint64_t ticket)
 				n_published++;
 				durable_ns += t - e->decided_ns;
 				n++;
-				debug("select/orrery: channel: %pJ published %s (on disk %"PRIu64" ms after the decision)",
-					     job_ptr, e->tok,
-					     (t - e->decided_ns) / 1000000);
+				debug("select/orrery: channel: %pJ published %s (%"PRIu64" ms after the decision)",
+				      job_ptr, e->tok,
+				      (t - e->decided_ns) / 1000000);
 			}
 			g_hash_table_iter_remove(&it);
 		}
