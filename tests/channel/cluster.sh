@@ -132,6 +132,14 @@ PUBLAT=()	# publish to switch, ms, one per rank and update
 a=$(submit A 1200)
 wait_running "$a" || { not_ok "job A runs" "$(tail -n 5 "$OUT/A.out" 2>/dev/null)"; exit 1; }
 for _ in $(seq 100); do [ -s "$OUT/A.loop.0" ] && break; sleep 0.2; done
+# A alone on its links: the controller switches its launch gate off (a
+# gate on a job that shares no constrained link only costs it time).
+if wait_gen A 1 15 && [ "$(orrc "$a" gate)" = off ] && [ "$(orrc "$a" mode)" = alone ]; then
+	ok "A alone on its links: its launch gate switched off on all 5 ranks (gen $(orrc "$a" gen), mode alone)"
+else
+	not_ok "A alone on its links: its launch gate switched off" \
+		"record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRG1:[^ ]*')" "$(grep 'channel' "$CTLD_LOG" | tail -n 3)"
+fi
 b=$(submit B 1200)
 if wait_running "$b"; then
 	ok "jobs A ($a) and B ($b) run, 5 nodes each across both leaves"
@@ -140,6 +148,8 @@ else
 fi
 for _ in $(seq 100); do [ -s "$OUT/B.loop.0" ] && break; sleep 0.2; done
 sleep 3	# any re-solve at B's start has reached A
+[ "$(orrc "$a" gate)" = on ] && ok "B joins A's links: A's gate is back on ($(orrc "$a" mode), gen $(orrc "$a" gen))" ||
+	not_ok "B joins A's links: A's gate back on" "record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRG1:[^ ]*')"
 ga=$(cat "$OUT"/A.env.* 2>/dev/null | grep -c '^ORRERY_CHANNEL=')
 if [ "$ga" -eq 5 ] && grep -q "^LD_PRELOAD=$STATE.lib/liborrery-nccl.so" "$OUT/A.env.0"; then
 	ok "A's 5 tasks are gated and have ORRERY_CHANNEL"
