@@ -112,16 +112,6 @@ wait_gen() {
 		sleep 0.1
 	done
 }
-kill_ctld() {
-	local pid st
-	pid=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$STATE/run/pids")
-	kill -KILL "$pid" 2>/dev/null
-	for _ in $(seq 50); do
-		st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null)
-		case $st in ''|Z|X) break ;; esac
-		sleep 0.1
-	done
-}
 restart_ctld() {
 	"$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 60 >>"$OUT/restart.log" 2>&1
 }
@@ -351,7 +341,7 @@ for _ in $(seq 200); do
 	[ "$(tail -n +"$nlog" "$CTLD_LOG" | grep -c "channel: JobId=$a gen=")" -ge 2 ] && break
 	sleep 0.01
 done
-kill_ctld
+cs_kill_ctld
 decided_before=$(tail -n +"$nlog" "$CTLD_LOG" | grep -c "channel: JobId=$a gen=")
 last_gen=$(tail -n +"$nlog" "$CTLD_LOG" | grep -o "channel: JobId=$a gen=[0-9]*" | tail -n 1 | sed 's/.*gen=//')
 restart_ctld

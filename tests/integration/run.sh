@@ -390,13 +390,8 @@ t_cluster_idempotent() {
 # and starts it again, and jobs run.
 t_ctld_killed() {
 	local pid st out rc n
-	pid=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$STATE/run/pids")
-	kill -KILL "$pid" 2>/dev/null
-	for _ in $(seq 50); do
-		st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null)
-		case $st in ''|Z|X) break ;; esac
-		sleep 0.1
-	done
+	cs_kill_ctld
+	pid=$CS_CTLD_PID st=$CS_CTLD_STATE
 	echo "# slurmctld $pid after kill -9: ${st:-gone}; pid file $( [ -f "$STATE/run/slurmctld.pid" ] && echo left || echo removed)"
 	out=$("$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 60 2>&1); rc=$?
 	n=$(timeout 60 srun -N 2 hostname 2>/dev/null | wc -l)

@@ -103,3 +103,18 @@ cs_wait_job() {
 		sleep 0.5
 	done
 }
+
+# cs_kill_ctld: kill -9 the cluster's slurmctld and wait (5 s at most)
+# until it is gone or a zombie (nothing reaps it under orrery-cluster).
+# Sets CS_CTLD_PID and CS_CTLD_STATE (its /proc state then; empty: gone).
+cs_kill_ctld() {
+	local st=
+	CS_CTLD_PID=$(awk '$1 == "slurmctld" { p = $2 } END { print p }' "$STATE/run/pids")
+	kill -KILL "$CS_CTLD_PID" 2>/dev/null
+	for _ in $(seq 50); do
+		st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$CS_CTLD_PID/stat" 2>/dev/null)
+		case $st in ''|Z|X) break ;; esac
+		sleep 0.1
+	done
+	CS_CTLD_STATE=$st
+}
