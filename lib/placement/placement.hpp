@@ -100,8 +100,8 @@ uint32_t spread_steps(const Candidate &c, const Candidate &base);
 // unit of placement_cost) for a less local candidate to be ranked first.
 constexpr double kSpreadStepCost = 0.05;
 // Candidates predicted per call, of today's locality / of the spread ones.
-constexpr size_t kPredictLocal = 4;
-constexpr size_t kPredictSpread = 4;
+constexpr size_t kPredictLocal = 3;
+constexpr size_t kPredictSpread = 3;
 // Spread candidates enumerated and scored per call.
 constexpr size_t kMaxSpreadCandidates = 16;
 // Jobs (newcomer included) past which a candidate is not predicted.

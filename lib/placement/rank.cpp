@@ -61,7 +61,7 @@ uint32_t spread_steps(const Candidate &c, const Candidate &base)
 	return (uint32_t)std::max({0L, dl, dv});
 }
 
-static bool crosses_contended(const Candidate &c)
+static bool crosses_contended_links(const Candidate &c)
 {
 	for (const LinkEval &l : c.eval.links)
 		if (l.contended)
@@ -76,7 +76,13 @@ static void contention_rank(const Cluster &c, const std::vector<uint8_t> &free_n
 			    Placement &out)
 {
 	std::vector<Candidate> &r = out.ranked;
-	const Candidate base = r[0];  // copy: r is rearranged below
+	// Today's first is predicted before anything else is built: too large
+	// a group to predict leaves today's order (and costs one group
+	// build); a cost of 0 cannot be beaten.
+	r[0].cost = placement_cost(c, r[0], p, cache);
+	if (r[0].cost <= 0)
+		return;
+	const Candidate &base = r[0];
 	const uint32_t spread = c.rank_spread();
 	std::vector<Candidate> wide = enumerate_spread_candidates(
 		c.topology(), free_nodes, n_nodes, base.lca_level, spread,
@@ -86,42 +92,35 @@ static void contention_rank(const Cluster &c, const std::vector<uint8_t> &free_n
 	rank_candidates(wide);
 
 	// Predicted: today's first kPredictLocal within the allowed spread,
-	// then the spread ones' first kPredictSpread.
+	// then the spread ones' first kPredictSpread.  A candidate on no
+	// contended link costs 0 with no prediction run, so those are
+	// preferred among the spread ones.
+	const Candidate b = base;  // r is moved from below
 	std::vector<Candidate> pred, rest_local, rest_wide;
 	for (Candidate &x : r) {
-		if (pred.size() < kPredictLocal && spread_steps(x, base) <= spread)
+		if (pred.size() < kPredictLocal && spread_steps(x, b) <= spread)
 			pred.push_back(std::move(x));
 		else
 			rest_local.push_back(std::move(x));
 	}
-	size_t n_local = pred.size();
+	std::stable_partition(wide.begin(), wide.end(),
+			      [](const Candidate &w) { return !crosses_contended_links(w); });
+	const size_t n_local = pred.size();
 	for (Candidate &w : wide) {
-		if (pred.size() < n_local + kPredictSpread && spread_steps(w, base) <= spread)
+		if (pred.size() < n_local + kPredictSpread && spread_steps(w, b) <= spread)
 			pred.push_back(std::move(w));
 		else
 			rest_wide.push_back(std::move(w));
 	}
-	for (Candidate &x : pred)
-		x.cost = placement_cost(c, x, p, cache);
-	if (pred[0].cost < 0) {
-		// Today's first is too large a group to predict: today's order,
-		// without the spread candidates (the order is total, so sorting
-		// again gives it back).
-		pred.resize(n_local);
-		for (Candidate &x : rest_local)
-			pred.push_back(std::move(x));
-		for (Candidate &x : pred)
-			x.cost = -1.0;
-		rank_candidates(pred);
-		r = std::move(pred);
-		return;
-	}
-	// Unpredicted candidates go behind the predicted ones.
+	for (size_t i = 1; i < pred.size(); i++)
+		pred[i].cost = placement_cost(c, pred[i], p, cache);
+	// Unpredicted candidates (too large a group) go behind the predicted
+	// ones.
 	auto adjusted = [&](const Candidate &x) {
-		return x.cost < 0 ? 1e300 : x.cost + kSpreadStepCost * spread_steps(x, base);
+		return x.cost < 0 ? 1e300 : x.cost + kSpreadStepCost * spread_steps(x, b);
 	};
-	std::stable_sort(pred.begin(), pred.end(), [&](const Candidate &a, const Candidate &b) {
-		return adjusted(a) < adjusted(b);
+	std::stable_sort(pred.begin(), pred.end(), [&](const Candidate &x, const Candidate &y) {
+		return adjusted(x) < adjusted(y);
 	});
 	r = std::move(pred);
 	for (auto *v : {&rest_local, &rest_wide})
@@ -148,7 +147,7 @@ Placement place(const Cluster &c, const std::vector<uint8_t> &free_nodes,
 		cand.eval = evaluate(c, cand.nodes, p, &cache);
 	rank_candidates(out.ranked);
 	if (c.rank_spread() && !out.ranked.empty() && !p.phases.empty() &&
-	    crosses_contended(out.ranked[0]))
+	    crosses_contended_links(out.ranked[0]))
 		contention_rank(c, free_nodes, n_nodes, p, cache, out);
 	return out;
 }
