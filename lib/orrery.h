@@ -338,7 +338,7 @@ typedef struct orrery_cluster orrery_cluster_t;
  * most local candidate the contention-aware ranking may spread a job to
  * (orrery_cluster_place); 0 = locality first, always. */
 #define ORRERY_RANK_SPREAD_MAX 4
-#define ORRERY_RANK_SPREAD_DEFAULT 1
+#define ORRERY_RANK_SPREAD_DEFAULT 0
 
 typedef struct orrery_cluster_opts {
 	orrery_circle_opts_t circle;

@@ -8,10 +8,9 @@
  * and free-node map with no running jobs recorded (enumeration plus scoring
  * against empty links).  The ratio is what the running jobs' demand costs.
  *
- * The decision is timed twice on the same running jobs: with
- * rank_spread 0 (locality first, then score: the ranking before the
- * contention-aware one) and with liborrery's default rank_spread
- * (orrery_cluster_place, orrery-score(7) CONTENTION-AWARE RANKING); the
+ * The decision is timed twice on the same running jobs: with liborrery's
+ * default rank_spread (0: locality first, then score) and with
+ * rank_spread 1 (the contention-aware ranking, orrery-score(7)); the
  * "predicted" column says how many candidates the latter predicted.
  * Times are the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so
  * a loaded machine stretches them less than wall time.
@@ -122,15 +121,15 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 		.oversub_leaf = 4.0, .oversub_pod = 2.0, .node_prefix = "node",
 	};
 	orrery_topology_t *t = NULL;
-	orrery_cluster_t *c = NULL, *c0 = NULL, *empty = NULL;
-	orrery_cluster_opts_t o0;
+	orrery_cluster_t *c = NULL, *c1 = NULL, *empty = NULL;
+	orrery_cluster_opts_t o1;
 	orrery_error_t err;
 	if (orrery_topology_generate(&f, &t, &err))
 		die("orrery_topology_generate", &err);
-	orrery_cluster_opts_default(&o0);
-	o0.rank_spread = 0;
+	orrery_cluster_opts_default(&o1);
+	o1.rank_spread = 1;
 	if (orrery_cluster_new(t, NULL, &c, &err) || orrery_cluster_new(t, NULL, &empty, &err) ||
-	    orrery_cluster_new(t, &o0, &c0, &err))
+	    orrery_cluster_new(t, &o1, &c1, &err))
 		die("orrery_cluster_new", &err);
 	size_t nodes = orrery_topology_node_count(t);
 	uint32_t pod_nodes = 32 * leaves_per_pod, pods = leaves / leaves_per_pod;
@@ -156,7 +155,7 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 		orrery_profile_t *p = random_profile();
 		int64_t shift = rnd() % (uint32_t)orrery_profile_period_us(p);
 		if (got && (orrery_cluster_add_job(c, id, jn, got, p, shift, &err) ||
-			    orrery_cluster_add_job(c0, id, jn, got, p, shift, &err)))
+			    orrery_cluster_add_job(c1, id, jn, got, p, shift, &err)))
 			die("orrery_cluster_add_job", &err);
 		busy += got;
 		orrery_profile_free(p);
@@ -165,22 +164,22 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 	       "at leaf, 2:1 at pod; %zu running jobs on %zu nodes\n",
 	       nodes, leaves, pods, orrery_cluster_job_count(c), busy);
 	printf("  %6s %10s %7s %10s %10s %12s %7s %9s %10s\n", "nodes", "enumerated", "scored",
-	       "best-min", "ms/place", "ms/baseline", "ratio", "predicted", "ms/spread0");
+	       "best-min", "ms/place", "ms/baseline", "ratio", "predicted", "ms/spread1");
 	for (size_t i = 0; i < n_sizes; i++) {
 		orrery_profile_t *p = random_profile();
 		struct timing loaded = time_place(c, free_nodes, sizes[i], p, reps);
-		struct timing s0 = time_place(c0, free_nodes, sizes[i], p, reps);
+		struct timing s1 = time_place(c1, free_nodes, sizes[i], p, reps);
 		struct timing base = time_place(empty, free_nodes, sizes[i], p, reps);
 		printf("  %6u %10zu %7zu %10.3f %10.3f %12.3f %7.1f %9zu %10.3f\n", sizes[i],
 		       loaded.enumerated, loaded.scored, loaded.best_score, loaded.ms,
-		       base.ms, base.ms > 0 ? loaded.ms / base.ms : 0.0, loaded.predicted,
-		       s0.ms);
+		       base.ms, base.ms > 0 ? loaded.ms / base.ms : 0.0, s1.predicted,
+		       s1.ms);
 		orrery_profile_free(p);
 	}
 	free(jn);
 	free(free_nodes);
 	orrery_cluster_free(c);
-	orrery_cluster_free(c0);
+	orrery_cluster_free(c1);
 	orrery_cluster_free(empty);
 	orrery_topology_free(t);
 }
@@ -192,7 +191,7 @@ int main(int argc, char **argv)
 		reps = 1;
 	printf("bench_place: one orrery_cluster_place() decision, median of %d; "
 	       "baseline = same decision with no running jobs recorded "
-	       "(max_candidates 64, 360 bins, rank_spread %d; ms/spread0: rank_spread 0); "
+	       "(max_candidates 64, 360 bins, rank_spread %d; ms/spread1: rank_spread 1); "
 	       "thread CPU time\n", reps, ORRERY_RANK_SPREAD_DEFAULT);
 	static const uint32_t small[] = {8, 40, 96};
 	static const uint32_t large[] = {8, 40, 96, 256};

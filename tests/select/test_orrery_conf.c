@@ -27,7 +27,7 @@ static void test_defaults_from_empty_file(void **state)
 	assert_int_equal(parse("", &c, err), 0);
 	assert_int_equal(c.mode, ORRERY_MODE_ENFORCE);
 	assert_int_equal(c.candidates, 64);
-	assert_int_equal(c.rank_spread, 1);
+	assert_int_equal(c.rank_spread, 0);
 	assert_null(c.default_profile);
 	assert_int_equal(c.linkspeed_unit_mbps, 1000);
 	assert_int_equal(c.node_link_mbps, 0);
@@ -42,7 +42,7 @@ static void test_full_file(void **state)
 		"[orrery]\n"
 		"mode=advise\n"
 		"candidates=16\n"
-		"rank_spread=0\n"
+		"rank_spread=2\n"
 		"default_profile=resnet50\n"
 		"debug=1\n"
 		"node_link=100Gbps\n"
@@ -60,7 +60,7 @@ static void test_full_file(void **state)
 	assert_int_equal(parse(text, &c, err), 0);
 	assert_int_equal(c.mode, ORRERY_MODE_ADVISE);
 	assert_int_equal(c.candidates, 16);
-	assert_int_equal(c.rank_spread, 0);
+	assert_int_equal(c.rank_spread, 2);
 	assert_string_equal(c.default_profile, "resnet50");
 	assert_int_equal(c.debug, 1);
 	assert_int_equal(c.node_link_mbps, 100000);

@@ -18,7 +18,7 @@
 #define ORRERY_CONF_MAX_CHANNEL_LEAD_MS 60000
 #define ORRERY_CONF_DEFAULT_CHANNEL_LEAD_MS 2000
 #define ORRERY_CONF_MAX_RANK_SPREAD 4		/* = ORRERY_RANK_SPREAD_MAX */
-#define ORRERY_CONF_DEFAULT_RANK_SPREAD 1	/* = ORRERY_RANK_SPREAD_DEFAULT */
+#define ORRERY_CONF_DEFAULT_RANK_SPREAD 0	/* = ORRERY_RANK_SPREAD_DEFAULT */
 #define ORRERY_CONF_MAX_ERRORS   16		/* reported per load */
 #define ORRERY_CONF_ERR_MAX      (ORRERY_CONF_MAX_ERRORS * 320)
 
@@ -58,7 +58,7 @@ typedef struct orrery_conf {
 	orrery_conf_switch_t *switches;	/* [switch.<name>] uplink=       */
 } orrery_conf_t;
 
-/* Defaults: mode=enforce, candidates=64, rank_spread=1,
+/* Defaults: mode=enforce, candidates=64, rank_spread=0,
  * linkspeed_unit=1Gbps, channel_lead_ms=2000. */
 void orrery_conf_init(orrery_conf_t *c);
 void orrery_conf_free(orrery_conf_t *c);	/* back to defaults */
