@@ -536,6 +536,22 @@ static void test_locality_first(void **state)
 	orrery_cluster_free(c);
 }
 
+/* pods()'s free nodes of test_locality_first, a 50 %-duty 5-node job
+ * placed: two candidates (pod2's 2 leaves, pod1's 3). */
+static orrery_placement_t *place_five(orrery_cluster_t *c)
+{
+	orrery_profile_t *b = profile(HALF);
+	orrery_placement_t *p = NULL;
+	orrery_error_t err;
+	uint8_t f[24];
+	uint32_t busy[] = {0, 1, 4, 5, 8, 9, 12, 16, 20, 21, 22, 23};
+	mark_busy(f, 24, busy, 12);
+	assert_int_equal(orrery_cluster_place(c, f, 5, b, &p, &err), ORRERY_OK);
+	assert_int_equal(orrery_placement_count(p), 2);
+	orrery_profile_free(b);
+	return p;
+}
+
 /* The same cluster, rank_spread 1: pod2's 2-leaf candidate crosses job X's
  * two uplinks (X 80 % duty, the newcomer 50 %, both at the 100 Gb/s
  * uplink's rate), so whatever the arrangement they collide.  By hand, free
@@ -549,16 +565,9 @@ static void test_locality_first(void **state)
 static void test_spread_when_local_collides(void **state)
 {
 	orrery_cluster_t *c = pods(1);
-	orrery_error_t err;
 	uint32_t x[] = {12, 16}, nodes[8];
 	add(c, 9, x, 2, HEAVY, 0);
-	orrery_profile_t *b = profile(HALF);
-	orrery_placement_t *p = NULL;
-	uint8_t f[24];
-	uint32_t busy[] = {0, 1, 4, 5, 8, 9, 12, 16, 20, 21, 22, 23};
-	mark_busy(f, 24, busy, 12);
-	assert_int_equal(orrery_cluster_place(c, f, 5, b, &p, &err), ORRERY_OK);
-	assert_int_equal(orrery_placement_count(p), 2);
+	orrery_placement_t *p = place_five(c);
 	assert_int_equal(orrery_placement_leaf_count(p, 0), 3);
 	assert_int_equal(orrery_placement_nodes(p, 0, nodes, 8), 5);
 	for (size_t i = 0; i < 5; i++)
@@ -569,7 +578,6 @@ static void test_spread_when_local_collides(void **state)
 	print_message("local candidate: predicted +%.3f\n", local);
 	assert_true(local > 0.6 - 0.01 && local < 1.0 + 0.01);
 	orrery_placement_free(p);
-	orrery_profile_free(b);
 	orrery_cluster_free(c);
 }
 
@@ -581,17 +589,10 @@ static void test_spread_when_local_collides(void **state)
 static void test_spread_not_worth_it(void **state)
 {
 	orrery_cluster_t *c = pods(1);
-	orrery_error_t err;
 	uint32_t x[] = {12, 16}, y[] = {0, 4};
 	add(c, 9, x, 2, HEAVY, 0);
 	add(c, 10, y, 2, HEAVY, 0);
-	orrery_profile_t *b = profile(HALF);
-	orrery_placement_t *p = NULL;
-	uint8_t f[24];
-	uint32_t busy[] = {0, 1, 4, 5, 8, 9, 12, 16, 20, 21, 22, 23};
-	mark_busy(f, 24, busy, 12);
-	assert_int_equal(orrery_cluster_place(c, f, 5, b, &p, &err), ORRERY_OK);
-	assert_int_equal(orrery_placement_count(p), 2);
+	orrery_placement_t *p = place_five(c);
 	assert_int_equal(orrery_placement_leaf_count(p, 0), 2);
 	assert_int_equal(orrery_placement_lca_level(p, 0), 1);
 	double c0 = orrery_placement_cost(p, 0), c1 = orrery_placement_cost(p, 1);
@@ -599,7 +600,6 @@ static void test_spread_not_worth_it(void **state)
 	assert_true(c0 > 0.5);
 	assert_true(c1 > c0 - 0.05);
 	orrery_placement_free(p);
-	orrery_profile_free(b);
 	orrery_cluster_free(c);
 }
 
