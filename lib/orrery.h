@@ -334,9 +334,17 @@ int orrery_profile_on_link(const orrery_profile_t *p, uint32_t m, uint32_t n,
 
 typedef struct orrery_cluster orrery_cluster_t;
 
+/* rank_spread: how many more leaf switches (or switch levels) than the
+ * most local candidate the contention-aware ranking may spread a job to
+ * (orrery_cluster_place); 0 = locality first, always. */
+#define ORRERY_RANK_SPREAD_MAX 4
+#define ORRERY_RANK_SPREAD_DEFAULT 0
+
 typedef struct orrery_cluster_opts {
 	orrery_circle_opts_t circle;
 	uint32_t max_candidates;  /* placement candidates scored; default 64 */
+	uint32_t rank_spread;     /* 0..ORRERY_RANK_SPREAD_MAX; default
+				   * ORRERY_RANK_SPREAD_DEFAULT */
 } orrery_cluster_opts_t;
 
 void orrery_cluster_opts_default(orrery_cluster_opts_t *o);
@@ -431,7 +439,16 @@ void orrery_eval_free(orrery_eval_t *e);
  * topology/tree's best fit), then score_min, then score_mean, then the mean
  * unshifted score (prefer candidates that need no shift), then Slurm's
  * node order.  At most opts.max_candidates are scored; the result is
- * deterministic.  Zero candidates is not an error. */
+ * deterministic.  Zero candidates is not an error.
+ *
+ * Contention-aware (opts.rank_spread > 0): when the first candidate of
+ * that order crosses a contended uplink, the first few candidates and a
+ * few spread up to rank_spread more leaves / levels are ranked by the
+ * slowdown their placement is predicted to cause (the link-group model of
+ * orrery_cluster_realign: newcomer plus the running jobs on those links,
+ * less those jobs' prediction without it); one step wider must save more
+ * than 0.05 of it per step (doc/orrery-score.7, CONTENTION-AWARE
+ * RANKING).  orrery_placement_cost gives the prediction. */
 typedef struct orrery_placement orrery_placement_t;
 
 int orrery_cluster_place(const orrery_cluster_t *c,
@@ -448,6 +465,11 @@ const orrery_eval_t *orrery_placement_eval(const orrery_placement_t *p,
 					   size_t i);
 int orrery_placement_lca_level(const orrery_placement_t *p, size_t i);
 uint32_t orrery_placement_leaf_count(const orrery_placement_t *p, size_t i);
+/* Predicted slowdown candidate i's placement causes (sum over the jobs of
+ * predicted / isolated iteration, less the same without the newcomer and
+ * its own 1); < 0: not predicted (rank_spread 0, first candidate on no
+ * contended link, not among the predicted few, or too large a group). */
+double orrery_placement_cost(const orrery_placement_t *p, size_t i);
 void orrery_placement_free(orrery_placement_t *p);
 
 /* Re-solve every running job's shift from scratch (offline planning, the

@@ -8,6 +8,13 @@
  * and free-node map with no running jobs recorded (enumeration plus scoring
  * against empty links).  The ratio is what the running jobs' demand costs.
  *
+ * The decision is timed twice on the same running jobs: with liborrery's
+ * default rank_spread (0: locality first, then score) and with
+ * rank_spread 1 (the contention-aware ranking, orrery-score(7)); the
+ * "predicted" column says how many candidates the latter predicted.
+ * Times are the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so
+ * a loaded machine stretches them less than wall time.
+ *
  * Everything is generated from a fixed seed, so runs are comparable.
  * Usage: bench_place [repetitions]   (default 5)
  */
@@ -33,7 +40,7 @@ static uint32_t rnd(void)
 static double now_ms(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
@@ -75,7 +82,7 @@ static int cmp_double(const void *a, const void *b)
 
 struct timing {
 	double ms;          /* median */
-	size_t enumerated, scored;
+	size_t enumerated, scored, predicted;
 	double best_score;
 };
 
@@ -94,6 +101,9 @@ static struct timing time_place(const orrery_cluster_t *c, const uint8_t *free_n
 		t.enumerated = orrery_placement_enumerated(pl);
 		t.scored = orrery_placement_count(pl);
 		t.best_score = t.scored ? orrery_eval_score_min(orrery_placement_eval(pl, 0)) : 0;
+		t.predicted = 0;
+		for (size_t i = 0; i < t.scored; i++)
+			t.predicted += orrery_placement_cost(pl, i) >= 0;
 		orrery_placement_free(pl);
 	}
 	qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
@@ -111,11 +121,15 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 		.oversub_leaf = 4.0, .oversub_pod = 2.0, .node_prefix = "node",
 	};
 	orrery_topology_t *t = NULL;
-	orrery_cluster_t *c = NULL, *empty = NULL;
+	orrery_cluster_t *c = NULL, *c1 = NULL, *empty = NULL;
+	orrery_cluster_opts_t o1;
 	orrery_error_t err;
 	if (orrery_topology_generate(&f, &t, &err))
 		die("orrery_topology_generate", &err);
-	if (orrery_cluster_new(t, NULL, &c, &err) || orrery_cluster_new(t, NULL, &empty, &err))
+	orrery_cluster_opts_default(&o1);
+	o1.rank_spread = 1;
+	if (orrery_cluster_new(t, NULL, &c, &err) || orrery_cluster_new(t, NULL, &empty, &err) ||
+	    orrery_cluster_new(t, &o1, &c1, &err))
 		die("orrery_cluster_new", &err);
 	size_t nodes = orrery_topology_node_count(t);
 	uint32_t pod_nodes = 32 * leaves_per_pod, pods = leaves / leaves_per_pod;
@@ -140,7 +154,8 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 		}
 		orrery_profile_t *p = random_profile();
 		int64_t shift = rnd() % (uint32_t)orrery_profile_period_us(p);
-		if (got && orrery_cluster_add_job(c, id, jn, got, p, shift, &err))
+		if (got && (orrery_cluster_add_job(c, id, jn, got, p, shift, &err) ||
+			    orrery_cluster_add_job(c1, id, jn, got, p, shift, &err)))
 			die("orrery_cluster_add_job", &err);
 		busy += got;
 		orrery_profile_free(p);
@@ -148,20 +163,23 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 	printf("fabric: 3 tiers, %zu nodes, %u leaves of 32, %u pods, oversubscribed 4:1 "
 	       "at leaf, 2:1 at pod; %zu running jobs on %zu nodes\n",
 	       nodes, leaves, pods, orrery_cluster_job_count(c), busy);
-	printf("  %6s %10s %7s %10s %10s %12s %7s\n", "nodes", "enumerated", "scored",
-	       "best-min", "ms/place", "ms/baseline", "ratio");
+	printf("  %6s %10s %7s %10s %10s %12s %7s %9s %10s\n", "nodes", "enumerated", "scored",
+	       "best-min", "ms/place", "ms/baseline", "ratio", "predicted", "ms/spread1");
 	for (size_t i = 0; i < n_sizes; i++) {
 		orrery_profile_t *p = random_profile();
 		struct timing loaded = time_place(c, free_nodes, sizes[i], p, reps);
+		struct timing s1 = time_place(c1, free_nodes, sizes[i], p, reps);
 		struct timing base = time_place(empty, free_nodes, sizes[i], p, reps);
-		printf("  %6u %10zu %7zu %10.3f %10.3f %12.3f %7.1f\n", sizes[i],
+		printf("  %6u %10zu %7zu %10.3f %10.3f %12.3f %7.1f %9zu %10.3f\n", sizes[i],
 		       loaded.enumerated, loaded.scored, loaded.best_score, loaded.ms,
-		       base.ms, base.ms > 0 ? loaded.ms / base.ms : 0.0);
+		       base.ms, base.ms > 0 ? loaded.ms / base.ms : 0.0, s1.predicted,
+		       s1.ms);
 		orrery_profile_free(p);
 	}
 	free(jn);
 	free(free_nodes);
 	orrery_cluster_free(c);
+	orrery_cluster_free(c1);
 	orrery_cluster_free(empty);
 	orrery_topology_free(t);
 }
@@ -173,7 +191,8 @@ int main(int argc, char **argv)
 		reps = 1;
 	printf("bench_place: one orrery_cluster_place() decision, median of %d; "
 	       "baseline = same decision with no running jobs recorded "
-	       "(max_candidates 64, 360 bins)\n", reps);
+	       "(max_candidates 64, 360 bins, rank_spread %d; ms/spread1: rank_spread 1); "
+	       "thread CPU time\n", reps, ORRERY_RANK_SPREAD_DEFAULT);
 	static const uint32_t small[] = {8, 40, 96};
 	static const uint32_t large[] = {8, 40, 96, 256};
 	run(32, 8, 256, small, sizeof small / sizeof small[0], reps);

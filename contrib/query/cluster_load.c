@@ -8,7 +8,7 @@
 #include "query.h"
 
 orrery_cluster_t *cluster_load(const struct topo_opts *to, uint32_t max_candidates,
-			       const char *jobs, const char *state,
+			       int rank_spread, const char *jobs, const char *state,
 			       uint32_t gpus_per_node)
 {
 	orrery_topology_t *t = topo_load(to);
@@ -25,6 +25,8 @@ orrery_cluster_t *cluster_load(const struct topo_opts *to, uint32_t max_candidat
 	orrery_cluster_opts_default(&copts);
 	if (max_candidates)
 		copts.max_candidates = max_candidates;
+	if (rank_spread >= 0)
+		copts.rank_spread = (uint32_t)rank_spread;
 	if (orrery_cluster_new(t, &copts, &c, &err)) {
 		qerr("%s", err.message);
 		goto fail;

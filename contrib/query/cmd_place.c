@@ -22,7 +22,7 @@ static void help(FILE *out)
 		"                          [--candidates K] [--show N] [--gpus-per-node G]\n"
 		"                          [--svg-dir DIR] [--linkspeed-unit CAP]\n"
 		"                          [--node-link CAP] [--uplink LEVEL=[Kx]CAP|SWITCH=[Kx]CAP]...\n"
-		"                          [--flows N]\n");
+		"                          [--flows N] [--rank-spread N]\n");
 }
 
 /* The jobs whose traffic crosses the uplink of sw. */
@@ -186,6 +186,7 @@ int cmd_place(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "free", required_argument, NULL, 'f' },
 		{ "candidates", required_argument, NULL, 'k' },
+		{ "rank-spread", required_argument, NULL, 'r' },
 		{ "show", required_argument, NULL, 'S' },
 		{ "gpus-per-node", required_argument, NULL, 'g' },
 		{ "svg-dir", required_argument, NULL, 'd' },
@@ -202,7 +203,7 @@ int cmd_place(int argc, char **argv)
 	uint8_t *free_mask = NULL;
 	uint32_t *buf = NULL;
 	orrery_error_t err;
-	int c_, idx, rc = EXIT_INPUT;
+	int c_, idx, rc = EXIT_INPUT, spread = -1;
 	char a[FMT_N], b[FMT_N];
 
 	topo_opts_init(&to);
@@ -217,6 +218,16 @@ int cmd_place(int argc, char **argv)
 		case 'p': spec = optarg; break;
 		case 'f': free_expr = optarg; break;
 		case 'd': svg_dir = optarg; break;
+		case 'r': {
+			uint64_t v;
+			if (parse_uint(optarg, ORRERY_RANK_SPREAD_MAX, &v)) {
+				qerr("--rank-spread '%s': expected a whole number 0..%d (0: locality first)",
+				     optarg, ORRERY_RANK_SPREAD_MAX);
+				return EXIT_USAGE;
+			}
+			spread = (int)v;
+			break;
+		}
 		case 'N':
 		case 'k':
 		case 'S':
@@ -246,7 +257,7 @@ int cmd_place(int argc, char **argv)
 		help(stderr);
 		return EXIT_USAGE;
 	}
-	c = cluster_load(&to, (uint32_t)cand, jobs, state, (uint32_t)gpn);
+	c = cluster_load(&to, (uint32_t)cand, spread, jobs, state, (uint32_t)gpn);
 	if (!c)
 		return EXIT_INPUT;
 	const orrery_topology_t *t = orrery_cluster_topology(c);
@@ -334,18 +345,29 @@ int cmd_place(int argc, char **argv)
 		int w = hl[i] ? (int)strlen(hl[i]) : 1;
 		wn = w > wn ? w : wn;
 	}
-	printf("\n  %-4s  %-*s  %-3s  %-6s  %-9s  %-6s  %-11s  %s\n", "rank", wn,
-	       "nodes", "lca", "leaves", "score min", "mean", "shift", "gate period");
+	printf("\n  %-4s  %-*s  %-3s  %-6s  %-9s  %-6s  %-9s  %-11s  %s\n", "rank", wn,
+	       "nodes", "lca", "leaves", "score min", "mean", "slowdown", "shift",
+	       "gate period");
 	for (size_t i = 0; i < np && i < show; i++) {
 		const orrery_eval_t *e = orrery_placement_eval(pl, i);
-		printf("  %-4zu  %-*s  %-3d  %-6u  %-9.3f  %-6.3f  %-11s  %s\n", i + 1,
+		double cost = orrery_placement_cost(pl, i);
+		char cb[16] = "-";
+		if (cost >= 0)
+			snprintf(cb, sizeof cb, "+%.3f", cost);
+		printf("  %-4zu  %-*s  %-3d  %-6u  %-9.3f  %-6.3f  %-9s  %-11s  %s\n", i + 1,
 		       wn, hl[i] ? hl[i] : "?", orrery_placement_lca_level(pl, i),
 		       orrery_placement_leaf_count(pl, i), orrery_eval_score_min(e),
-		       orrery_eval_score_mean(e),
+		       orrery_eval_score_mean(e), cb,
 		       fmt_time(a, sizeof a, orrery_eval_shift_us(e)),
 		       fmt_time(b, sizeof b, orrery_eval_period_us(e)));
 		free(hl[i]);
 	}
+	for (size_t i = 0; i < np && i < show; i++)
+		if (orrery_placement_cost(pl, i) >= 0) {
+			printf("  slowdown: what placing the job there is predicted to add (itself and\n"
+			       "  the running jobs on its contended uplinks, orrery-score(7)); '-': not predicted\n");
+			break;
+		}
 	free(hl);
 	if (np > show)
 		printf("  (%zu more; --show N lists more)\n", np - show);

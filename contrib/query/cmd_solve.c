@@ -71,7 +71,7 @@ int cmd_solve(int argc, char **argv)
 		help(stderr);
 		return EXIT_USAGE;
 	}
-	c = cluster_load(&to, 0, jobs, state, (uint32_t)gpn);
+	c = cluster_load(&to, 0, -1, jobs, state, (uint32_t)gpn);
 	if (!c)
 		return EXIT_INPUT;
 	const orrery_topology_t *t = orrery_cluster_topology(c);

@@ -75,9 +75,9 @@ int parse_fabric(const char *spec, orrery_fabric_t *f, char *prefix_buf,
 
 /* ---- cluster_load.c ---- */
 /* topo_load() plus running jobs from a jobs file or a state file (either
- * may be NULL).  max_candidates 0 = library default.  NULL on error. */
+ * may be NULL).  max_candidates 0 / rank_spread < 0 = library default.  NULL on error. */
 orrery_cluster_t *cluster_load(const struct topo_opts *to, uint32_t max_candidates,
-			       const char *jobs, const char *state,
+			       int rank_spread, const char *jobs, const char *state,
 			       uint32_t gpus_per_node);
 
 /* ---- jobs_file.c ---- */

@@ -62,15 +62,16 @@ Pattern pattern_from_profile(const orrery_profile_t *p);
 // gate.  orrery (shifts == true): the same node set, gated with the
 // newcomer shift and gate period of its evaluation.
 // Jobs without inter-node traffic are placed by tree best fit.
+// rank_spread: orrery_cluster_opts.rank_spread (< 0: liborrery's default).
 std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
 					   const Fabric &f,
 					   const ProfileTable &profiles,
-					   bool shifts);
+					   bool shifts, int rank_spread = -1);
 // cassini: CASSINI as published, on liborrery's scoring: among the
 // locality candidates of orrery_cluster_place, the best score (min over
 // links, then mean); gated with the newcomer shift on its own gate
 // period, fixed at launch; no link groups, no time division, no
-// re-alignment.
+// re-alignment (rank_spread 0: the locality candidates only).
 enum class OrreryKind { Place, Full, Cassini };
 std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
 					    const Fabric &f,

@@ -40,6 +40,7 @@ void usage(FILE *f)
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--realign-delay S] [--uplink-links K] [--flows N]\n"
+		"                  [--rank-spread N]\n"
 		"                  [--topology FILE [--orrery-conf FILE] [--sacct FILE]\n"
 		"                   [--default-profile SPEC]] [--gpus-per-node G]\n"
 		"                  [--topology FILE --fidelity POLICY=SACCT_FILE...]\n"
@@ -76,7 +77,7 @@ std::vector<std::string> split(const std::string &s)
 
 std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
 				    const orrery_topology_t *t,
-				    const ProfileTable &pt, uint64_t seed)
+				    const ProfileTable &pt, uint64_t seed, int rank_spread)
 {
 	if (name == "default")
 		return make_default_policy(f);
@@ -85,9 +86,9 @@ std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
 	if (name == "random")
 		return make_random_policy(f, seed * 7919 + 1);
 	if (name == "orrery-place")
-		return make_orrery_policy(t, f, pt, false);
+		return make_orrery_policy(t, f, pt, false, rank_spread);
 	if (name == "orrery")
-		return make_orrery_policy(t, f, pt, true);
+		return make_orrery_policy(t, f, pt, true, rank_spread);
 	if (name == "cassini")
 		return make_cassini_policy(t, f, pt);
 	if (name == "mltcp")
@@ -105,12 +106,13 @@ int run(int argc, char **argv)
 	bool quiet = false, list = false;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
 	double os_leaf = -1, os_pod = -1, realign_delay = 5;
+	int rank_spread = -1;  // -1: orrery.conf's, else liborrery's default
 	long leaves = -1, per_leaf = -1, node_link = -1, uplink_links = -1, flows = -1;
 	std::string sizes, models, site_topo, site_conf, sacct, def_profile;
 	std::vector<std::pair<std::string, std::string>> fidelity;
 	long gpn = -1;
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
-	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID };
+	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -130,6 +132,7 @@ int run(int argc, char **argv)
 		{"oversub-leaf", required_argument, nullptr, O_OSL},
 		{"oversub-pod", required_argument, nullptr, O_OSP},
 		{"realign-delay", required_argument, nullptr, O_RD},
+		{"rank-spread", required_argument, nullptr, O_RSPREAD},
 		{"leaves", required_argument, nullptr, O_LEAVES},
 		{"nodes-per-leaf", required_argument, nullptr, O_PERLEAF},
 		{"node-link-mbps", required_argument, nullptr, O_NLINK},
@@ -174,6 +177,15 @@ int run(int argc, char **argv)
 			if (realign_delay < 0 || realign_delay > 86400)
 				throw std::runtime_error("--realign-delay: seconds from 0 to 86400");
 			break;
+		case O_RSPREAD: {
+			double v = num(optarg, "--rank-spread");
+			if (v < 0 || v > ORRERY_RANK_SPREAD_MAX || v != (double)(int)v)
+				throw std::runtime_error("--rank-spread: an integer from 0 to " +
+							 std::to_string(ORRERY_RANK_SPREAD_MAX) +
+							 " (0: locality first)");
+			rank_spread = (int)v;
+			break;
+		}
 		case O_LEAVES: leaves = (long)num(optarg, "--leaves"); break;
 		case O_PERLEAF: per_leaf = (long)num(optarg, "--nodes-per-leaf"); break;
 		case O_NLINK: node_link = (long)num(optarg, "--node-link-mbps"); break;
@@ -275,6 +287,8 @@ int run(int argc, char **argv)
 		sc.name = "site";
 		sc.description = site.description;
 		sc.fabric.node_link_mbps = site.node_link_mbps;
+		if (rank_spread < 0)
+			rank_spread = site.rank_spread;  // --rank-spread wins
 		if (gpn <= 0)
 			sc.gpus_per_node = 8;
 		sc.leaf_links = 1;  // orrery.conf says, not the scenario
@@ -312,7 +326,7 @@ int run(int argc, char **argv)
 			for (const Skipped &k : h.skipped)
 				std::printf("skipped: %s:%zu: job %s: %s\n", file.c_str(),
 					    k.line, k.job_id.c_str(), k.reason.c_str());
-			auto pol = make_policy(pname, fabric, topo.get(), profiles, seed0);
+			auto pol = make_policy(pname, fabric, topo.get(), profiles, seed0, rank_spread);
 			Fidelity f = placement_fidelity(pname, *pol, topo.get(), h, file, stdout);
 			line += (i ? ", " : " ") + pname + " " + std::to_string(f.matched) +
 				"/" + std::to_string(f.total);
@@ -322,7 +336,7 @@ int run(int argc, char **argv)
 	}
 	std::vector<std::string> policies = split(policies_s);
 	for (const std::string &p : policies)
-		make_policy(p, fabric, topo.get(), profiles, 0);  // validates names
+		make_policy(p, fabric, topo.get(), profiles, 0, rank_spread);  // validates names
 
 	// One workload per seed (a given trace: the same for every seed; the
 	// seed then only changes the random policy).
@@ -402,7 +416,7 @@ int run(int argc, char **argv)
 			const Task &t = tasks[i];
 			try {
 				auto pol = make_policy(policies[t.p], fabric, topo.get(),
-						       profiles, seed_list[t.k]);
+						       profiles, seed_list[t.k], rank_spread);
 				EngineOptions eo;
 				eo.progress = !quiet;
 				eo.realign_delay = realign_delay;

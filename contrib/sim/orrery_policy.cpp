@@ -20,13 +20,17 @@ namespace {
 class OrreryPolicy : public Policy {
 public:
 	OrreryPolicy(const orrery_topology_t *t, const Fabric &f,
-		     const ProfileTable &pt, OrreryKind kind)
+		     const ProfileTable &pt, OrreryKind kind, int rank_spread)
 		: fabric_(f), below_(f.nodes_below()), profiles_(pt),
 		  shifts_(kind != OrreryKind::Place), cassini_(kind == OrreryKind::Cassini)
 	{
 		orrery_error_t err{};
 		orrery_cluster_opts_t o;
 		orrery_cluster_opts_default(&o);
+		if (kind == OrreryKind::Cassini)
+			o.rank_spread = 0;  // the host scheduler's locality candidates
+		else if (rank_spread >= 0)
+			o.rank_spread = (uint32_t)rank_spread;
 		check(orrery_cluster_new(t, &o, &c_, &err), err, "cluster");
 		orrery_cluster_set_epoch_us(c_, 0);
 	}
@@ -190,17 +194,18 @@ private:
 std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
 					   const Fabric &f,
 					   const ProfileTable &profiles,
-					   bool shifts)
+					   bool shifts, int rank_spread)
 {
 	return std::make_unique<OrreryPolicy>(t, f, profiles,
-					      shifts ? OrreryKind::Full : OrreryKind::Place);
+					      shifts ? OrreryKind::Full : OrreryKind::Place,
+					      rank_spread);
 }
 
 std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
 					    const Fabric &f,
 					    const ProfileTable &profiles)
 {
-	return std::make_unique<OrreryPolicy>(t, f, profiles, OrreryKind::Cassini);
+	return std::make_unique<OrreryPolicy>(t, f, profiles, OrreryKind::Cassini, 0);
 }
 
 }  // namespace sim

@@ -89,6 +89,8 @@ Site load_site(const SiteOptions &o)
 	if (conf.c.node_link_mbps)
 		orrery_topology_set_node_link(t, conf.c.node_link_mbps);
 	s.node_link_mbps = orrery_topology_node_link(t);
+	if (!o.orrery_conf.empty())
+		s.rank_spread = (int)conf.c.rank_spread;
 	s.default_profile = !o.default_profile.empty() ? o.default_profile
 			  : conf.c.default_profile ? conf.c.default_profile : "";
 	size_t leaves = 0, unknown = 0, ecmp = 0;

@@ -26,6 +26,7 @@ struct Site {
 	uint64_t node_link_mbps = 0;
 	std::string default_profile;  // for jobs without an ORR1: record
 	std::string description;      // one line for the report header
+	int rank_spread = -1;         // orrery.conf rank_spread=; -1: not given
 };
 
 // Reads topology.conf (hostlists through libslurm, as Slurm reads them)

@@ -22,6 +22,7 @@ void orrery_cluster_opts_default(orrery_cluster_opts_t *o)
 	memset(o, 0, sizeof *o);
 	orrery_circle_opts_default(&o->circle);
 	o->max_candidates = 64;
+	o->rank_spread = ORRERY_RANK_SPREAD_DEFAULT;
 }
 
 int orrery_cluster_new(const orrery_topology_t *t, const orrery_cluster_opts_t *opts,
@@ -42,9 +43,13 @@ int orrery_cluster_new(const orrery_topology_t *t, const orrery_cluster_opts_t *
 		if (o.max_candidates < 1 || o.max_candidates > kMaxCandidatesLimit)
 			fail(ORRERY_ERANGE, "max_candidates " + std::to_string(o.max_candidates) +
 			     " outside [1, " + std::to_string(kMaxCandidatesLimit) + "]");
+		if (o.rank_spread > ORRERY_RANK_SPREAD_MAX)
+			fail(ORRERY_ERANGE, "rank_spread " + std::to_string(o.rank_spread) +
+			     " outside [0, " + std::to_string(ORRERY_RANK_SPREAD_MAX) + "]");
 		orrery::CircleOpts co = orrery::CircleOpts::from_c(&o.circle);
 		auto h = std::make_unique<orrery_cluster>();
 		h->c = std::make_unique<orrery::Cluster>(t->t, co, o.max_candidates);
+		h->c->set_rank_spread(o.rank_spread);
 		h->topo_view.t = t->t;
 		*out = h.release();
 	});

@@ -129,6 +129,13 @@ uint32_t orrery_placement_leaf_count(const orrery_placement_t *p, size_t i)
 	return p->p.ranked[i].leaves;
 }
 
+double orrery_placement_cost(const orrery_placement_t *p, size_t i)
+{
+	if (!p || i >= p->p.ranked.size())
+		return -1.0;
+	return p->p.ranked[i].cost;
+}
+
 void orrery_placement_free(orrery_placement_t *p) { delete p; }
 
 int orrery_cluster_solve(orrery_cluster_t *c, int apply, orrery_solve_t **out,

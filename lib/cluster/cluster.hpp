@@ -47,6 +47,10 @@ public:
 	const Topology &topology() const { return topo_; }
 	const CircleOpts &circle() const { return circle_; }
 	uint32_t max_candidates() const { return max_candidates_; }
+	// How many more leaves / switch levels the contention-aware ranking
+	// may spread a job (placement/rank.cpp); 0: locality first, always.
+	uint32_t rank_spread() const { return rank_spread_; }
+	void set_rank_spread(uint32_t s) { rank_spread_ = s; }
 	int64_t epoch_us() const { return epoch_us_; }
 	void set_epoch_us(int64_t e);
 
@@ -79,6 +83,7 @@ private:
 	Topology topo_;
 	CircleOpts circle_;
 	uint32_t max_candidates_;
+	uint32_t rank_spread_ = 0;
 	int64_t epoch_us_ = 0;
 	std::map<uint32_t, RunningJob> jobs_;
 	std::vector<std::vector<uint32_t>> link_jobs_;

@@ -55,6 +55,9 @@ struct Enumerator {
 	std::vector<uint64_t> prefix;  // prefix[i] = sum of leaves[0..i)
 	size_t k = 0;
 	std::vector<size_t> pick;      // indices into leaves
+	// Spread candidates: only combinations that need every leaf (the
+	// smallest picked leaf cannot be left out), so the fill uses all k.
+	bool minimal = false;
 
 	bool full() const { return count >= count_limit; }
 
@@ -115,7 +118,7 @@ struct Enumerator {
 	void dfs(size_t from, size_t depth, uint64_t sum)
 	{
 		if (depth == k) {
-			if (sum >= n)
+			if (sum >= n && (!minimal || sum - leaves[pick.back()].free < n))
 				emit();
 			return;
 		}
@@ -145,7 +148,86 @@ void collect_leaves(const Topology &t, size_t sw, const std::vector<uint32_t> &l
 		collect_leaves(t, c, leaf_free, out);
 }
 
+void count_free(const Topology &t, const std::vector<uint8_t> &free_nodes,
+		std::vector<uint32_t> &leaf_free, std::vector<uint32_t> &sub_free)
+{
+	size_t S = t.switches.size();
+	leaf_free.assign(S, 0);
+	sub_free.assign(S, 0);
+	for (size_t i = 0; i < free_nodes.size(); i++)
+		if (free_nodes[i])
+			leaf_free[t.node_leaf[i]]++;
+	for (size_t s = 0; s < S; s++)
+		if (leaf_free[s])
+			for (long p = (long)s; p >= 0; p = t.switches[p].parent)
+				sub_free[p] += leaf_free[s];
+}
+
+// Switches of `level` whose subtrees hold n free nodes, best fit first
+// (fewest free, then index).
+std::vector<size_t> lca_switches(const Topology &t, const std::vector<uint32_t> &sub_free,
+				 int level, uint32_t n)
+{
+	std::vector<size_t> lca;
+	for (size_t s = 0; s < t.switches.size(); s++)
+		if (t.switches[s].level == level && sub_free[s] >= n)
+			lca.push_back(s);
+	std::sort(lca.begin(), lca.end(), [&](size_t a, size_t b) {
+		return sub_free[a] != sub_free[b] ? sub_free[a] < sub_free[b] : a < b;
+	});
+	return lca;
+}
+
+// The leaves with free nodes under sw, most free first (then index), and
+// their prefix sums.
+void sorted_leaves(const Topology &t, size_t sw, const std::vector<uint32_t> &leaf_free,
+		   Enumerator &en)
+{
+	en.leaves.clear();
+	collect_leaves(t, sw, leaf_free, en.leaves);
+	std::sort(en.leaves.begin(), en.leaves.end(),
+		  [](const LeafFree &a, const LeafFree &b) {
+			  return a.free != b.free ? a.free > b.free : a.sw < b.sw;
+		  });
+	en.prefix.assign(en.leaves.size() + 1, 0);
+	for (size_t i = 0; i < en.leaves.size(); i++)
+		en.prefix[i + 1] = en.prefix[i] + en.leaves[i].free;
+}
+
 }  // namespace
+
+std::vector<Candidate> enumerate_spread_candidates(const Topology &t,
+						   const std::vector<uint8_t> &free_nodes,
+						   uint32_t n_nodes, int base_level,
+						   uint32_t extra, size_t max_out)
+{
+	std::vector<Candidate> out;
+	if (!t.finalized() || free_nodes.size() != t.nodes.size() || !n_nodes ||
+	    !extra || !max_out)
+		return out;
+	std::vector<uint32_t> leaf_free, sub_free;
+	count_free(t, free_nodes, leaf_free, sub_free);
+	const int level = std::max(base_level, 1);
+	Enumerator en(t, free_nodes, n_nodes, max_out, max_out, &out);
+	en.level = level;
+	en.minimal = true;
+	for (size_t s : lca_switches(t, sub_free, level, n_nodes)) {
+		sorted_leaves(t, s, leaf_free, en);
+		size_t kmin = 1;
+		while (en.prefix[kmin] < n_nodes)
+			kmin++;  // terminates: sub_free[s] >= n
+		for (uint32_t e = 1; e <= extra && !en.full(); e++) {
+			en.k = kmin + e;
+			if (en.k > en.leaves.size() || en.k > n_nodes)
+				break;
+			en.pick.clear();
+			en.dfs(0, 0, 0);
+		}
+		if (en.full())
+			break;
+	}
+	return out;
+}
 
 std::vector<Candidate> enumerate_candidates(const Topology &t,
 					    const std::vector<uint8_t> &free_nodes,
@@ -165,14 +247,8 @@ std::vector<Candidate> enumerate_candidates(const Topology &t,
 		return out;
 
 	size_t S = t.switches.size();
-	std::vector<uint32_t> leaf_free(S, 0), sub_free(S, 0);
-	for (size_t i = 0; i < free_nodes.size(); i++)
-		if (free_nodes[i])
-			leaf_free[t.node_leaf[i]]++;
-	for (size_t s = 0; s < S; s++)
-		if (leaf_free[s])
-			for (long p = (long)s; p >= 0; p = t.switches[p].parent)
-				sub_free[p] += leaf_free[s];
+	std::vector<uint32_t> leaf_free, sub_free;
+	count_free(t, free_nodes, leaf_free, sub_free);
 
 	int level = -1;
 	for (size_t s = 0; s < S; s++)
@@ -181,13 +257,7 @@ std::vector<Candidate> enumerate_candidates(const Topology &t,
 	if (level < 0)
 		return out;  // not enough free nodes anywhere: not an error
 
-	std::vector<size_t> lca;
-	for (size_t s = 0; s < S; s++)
-		if (t.switches[s].level == level && sub_free[s] >= n_nodes)
-			lca.push_back(s);
-	std::sort(lca.begin(), lca.end(), [&](size_t a, size_t b) {
-		return sub_free[a] != sub_free[b] ? sub_free[a] < sub_free[b] : a < b;
-	});
+	std::vector<size_t> lca = lca_switches(t, sub_free, level, n_nodes);
 
 	Enumerator en(t, free_nodes, n_nodes, max_out, count_limit, &out);
 	en.level = level;
@@ -205,13 +275,7 @@ std::vector<Candidate> enumerate_candidates(const Topology &t,
 			en.pick.clear();
 			continue;
 		}
-		std::sort(en.leaves.begin(), en.leaves.end(),
-			  [](const LeafFree &a, const LeafFree &b) {
-				  return a.free != b.free ? a.free > b.free : a.sw < b.sw;
-			  });
-		en.prefix.assign(en.leaves.size() + 1, 0);
-		for (size_t i = 0; i < en.leaves.size(); i++)
-			en.prefix[i + 1] = en.prefix[i] + en.leaves[i].free;
+		sorted_leaves(t, s, leaf_free, en);
 		en.k = 1;
 		while (en.prefix[en.k] < n_nodes)
 			en.k++;  // terminates: sub_free[s] >= n

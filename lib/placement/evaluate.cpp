@@ -177,8 +177,12 @@ Evaluation evaluate(const Cluster &c, const std::vector<uint32_t> &nodes,
 		le.other_jobs = (uint32_t)c.jobs_on_link(xs[i].sw).size();
 		le.outcome = LinkOutcome{};  // score 1, never over
 	}
-	for (size_t k = 0; k < lone.size(); k++)
+	for (size_t k = 0; k < lone.size(); k++) {
 		e.links[lone[k]].outcome = lone_score[k];
+		e.links[lone[k]].contended = true;
+	}
+	for (size_t k : contended)
+		e.links[k].contended = true;
 	if (probs.empty()) {
 		e.gate_period_us = gate_period(p, c.circle());
 		summarise(e);

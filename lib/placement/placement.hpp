@@ -18,6 +18,9 @@ struct LinkEval {
 	uint64_t capacity_mbps;
 	uint32_t other_jobs;
 	LinkOutcome outcome;
+	// The summed peaks exceed the link (some shift could collide): the
+	// links the contention-aware ranking predicts (placement/cost.cpp).
+	bool contended = false;
 };
 
 struct Evaluation {
@@ -59,6 +62,9 @@ struct Candidate {
 	int lca_level = 0;
 	uint32_t leaves = 0;
 	Evaluation eval;
+	// Predicted slowdown the placement causes (placement/cost.cpp); < 0:
+	// not predicted.
+	double cost = -1.0;
 };
 
 // Candidate node sets by topology/tree's best fit (placement/candidates.cpp).
@@ -69,12 +75,47 @@ std::vector<Candidate> enumerate_candidates(const Topology &t,
 					    uint32_t n_nodes, size_t max_out,
 					    size_t count_limit, size_t *enumerated);
 
+// Less local candidates for the contention-aware ranking: under the
+// switches of level max(base_level, 1) that can hold the job, every
+// combination of exactly k_min(s) + e leaves (e = 1..extra) that needs all
+// of them (no leaf can be left out), filled like enumerate_candidates'.
+// At most max_out, best-fit switch order, then e ascending.
+std::vector<Candidate> enumerate_spread_candidates(const Topology &t,
+						   const std::vector<uint8_t> &free_nodes,
+						   uint32_t n_nodes, int base_level,
+						   uint32_t extra, size_t max_out);
+
 // Counting stops here: enumerated is exact below this many.
 constexpr size_t kEnumerateCountLimit = 10000;
 
 // Sort by (lca_level asc, leaves asc, score_min desc, score_mean desc,
 // nodes lexicographically asc) (placement/rank.cpp).
 void rank_candidates(std::vector<Candidate> &cands);
+
+// How far a candidate spreads past the first of today's order: extra
+// leaves or extra switch levels, whichever is more (0 if not wider).
+uint32_t spread_steps(const Candidate &c, const Candidate &base);
+
+// What one step of spread must gain (in total predicted slowdown, the
+// unit of placement_cost) for a less local candidate to be ranked first.
+constexpr double kSpreadStepCost = 0.05;
+// Candidates predicted per call, of today's locality / of the spread ones.
+constexpr size_t kPredictLocal = 3;
+constexpr size_t kPredictSpread = 3;
+// Spread candidates enumerated and scored per call.
+constexpr size_t kMaxSpreadCandidates = 16;
+// Jobs (newcomer included) past which a candidate is not predicted.
+constexpr size_t kMaxCostJobs = 16;
+
+// Predicted slowdown caused by placing pattern p on cand (its eval set):
+// the newcomer and every running job on the contended links it crosses,
+// predicted by liborrery's link-group model (tdiv: decide_group, the
+// mode the re-alignment would choose), minus what those running jobs are
+// predicted to do there without it (rotation or free sharing) and minus
+// the newcomer's own isolated 1.  0 when it crosses no contended link;
+// < 0 when the group is too large to predict (kMaxCostJobs).
+double placement_cost(const Cluster &c, const Candidate &cand, const Pattern &p,
+		      LinkDemandCache &cache);
 
 struct Placement {
 	std::vector<Candidate> ranked;

@@ -9,6 +9,16 @@
 // are equally good with their shifts in favour of the one that depends
 // least on them: a gate that drifts or disables itself (orrery-runtime(7))
 // then costs nothing there.
+//
+// With the cluster's rank_spread > 0 (orrery.conf rank_spread=), a job
+// whose first candidate in that order crosses a contended link is ranked
+// by predicted cost instead (contention_rank below): the first few of
+// today's order and the first few less local candidates (up to
+// rank_spread more leaves or switch levels) get placement_cost(), and a
+// candidate spread s steps wider goes first only if it saves more than
+// s x kSpreadStepCost of predicted slowdown.  A first candidate on no
+// contended link keeps today's order untouched (it cannot be beaten: its
+// cost is 0), so does rank_spread 0.
 #include <algorithm>
 
 #include "core/error.hpp"
@@ -44,6 +54,80 @@ void rank_candidates(std::vector<Candidate> &cands)
 	});
 }
 
+uint32_t spread_steps(const Candidate &c, const Candidate &base)
+{
+	long dl = (long)c.leaves - (long)base.leaves;
+	long dv = (long)c.lca_level - (long)base.lca_level;
+	return (uint32_t)std::max({0L, dl, dv});
+}
+
+static bool crosses_contended_links(const Candidate &c)
+{
+	for (const LinkEval &l : c.eval.links)
+		if (l.contended)
+			return true;
+	return false;
+}
+
+// Re-rank out.ranked (in today's order, first candidate contended) by
+// predicted cost; see the top of this file.
+static void contention_rank(const Cluster &c, const std::vector<uint8_t> &free_nodes,
+			    uint32_t n_nodes, const Pattern &p, LinkDemandCache &cache,
+			    Placement &out)
+{
+	std::vector<Candidate> &r = out.ranked;
+	// Today's first is predicted before anything else is built: too large
+	// a group to predict leaves today's order (and costs one group
+	// build); a cost of 0 cannot be beaten.
+	r[0].cost = placement_cost(c, r[0], p, cache);
+	if (r[0].cost <= 0)
+		return;
+	const Candidate &base = r[0];
+	const uint32_t spread = c.rank_spread();
+	std::vector<Candidate> wide = enumerate_spread_candidates(
+		c.topology(), free_nodes, n_nodes, base.lca_level, spread,
+		std::min<size_t>(kMaxSpreadCandidates, c.max_candidates()));
+	for (Candidate &w : wide)
+		w.eval = evaluate(c, w.nodes, p, &cache);
+	rank_candidates(wide);
+
+	// Predicted: today's first kPredictLocal within the allowed spread,
+	// then the spread ones' first kPredictSpread.  A candidate on no
+	// contended link costs 0 with no prediction run, so those are
+	// preferred among the spread ones.
+	const Candidate b = base;  // r is moved from below
+	std::vector<Candidate> pred, rest_local, rest_wide;
+	for (Candidate &x : r) {
+		if (pred.size() < kPredictLocal && spread_steps(x, b) <= spread)
+			pred.push_back(std::move(x));
+		else
+			rest_local.push_back(std::move(x));
+	}
+	std::stable_partition(wide.begin(), wide.end(),
+			      [](const Candidate &w) { return !crosses_contended_links(w); });
+	const size_t n_local = pred.size();
+	for (Candidate &w : wide) {
+		if (pred.size() < n_local + kPredictSpread && spread_steps(w, b) <= spread)
+			pred.push_back(std::move(w));
+		else
+			rest_wide.push_back(std::move(w));
+	}
+	for (size_t i = 1; i < pred.size(); i++)
+		pred[i].cost = placement_cost(c, pred[i], p, cache);
+	// Unpredicted candidates (too large a group) go behind the predicted
+	// ones.
+	auto adjusted = [&](const Candidate &x) {
+		return x.cost < 0 ? 1e300 : x.cost + kSpreadStepCost * spread_steps(x, b);
+	};
+	std::stable_sort(pred.begin(), pred.end(), [&](const Candidate &x, const Candidate &y) {
+		return adjusted(x) < adjusted(y);
+	});
+	r = std::move(pred);
+	for (auto *v : {&rest_local, &rest_wide})
+		for (Candidate &x : *v)
+			r.push_back(std::move(x));
+}
+
 Placement place(const Cluster &c, const std::vector<uint8_t> &free_nodes,
 		uint32_t n_nodes, const Pattern &p)
 {
@@ -62,6 +146,9 @@ Placement place(const Cluster &c, const std::vector<uint8_t> &free_nodes,
 	for (Candidate &cand : out.ranked)
 		cand.eval = evaluate(c, cand.nodes, p, &cache);
 	rank_candidates(out.ranked);
+	if (c.rank_spread() && !out.ranked.empty() && !p.phases.empty() &&
+	    crosses_contended_links(out.ranked[0]))
+		contention_rank(c, free_nodes, n_nodes, p, cache, out);
 	return out;
 }
 

@@ -120,8 +120,19 @@ matches out '^  leaf01 +0 +200 Gb/s +1\.000 +1\.000 '
 run "place on two ECMP links" 0 $Q place --generate tiers=2,leaves=2,nodes-per-leaf=2,link=100Gbps \
 	--uplink 0=2x100Gbps --flows 1 --jobs "$tmp/ecmp.jobs" --nodes 2 \
 	--profile 'period=100ms;up=0ms+50ms@100Gbps'
-matches out '^  1 +node\[002,004\] +1 +2 +1\.000 +1\.000 +50 ms '
+matches out '^  1 +node\[002,004\] +1 +2 +1\.000 +1\.000 +- +50 ms '
 matches out '^  leaf01 +0 +2x100 Gb/s +1\.000 +0\.875 '
+# The only candidate crosses contended uplinks: with --rank-spread 1 its
+# predicted slowdown is shown (by default, rank_spread 0, nothing is
+# predicted: '-' above).
+run "place with --rank-spread 1" 0 $Q place --generate tiers=2,leaves=2,nodes-per-leaf=2,link=100Gbps \
+	--uplink 0=2x100Gbps --flows 1 --jobs "$tmp/ecmp.jobs" --nodes 2 \
+	--profile 'period=100ms;up=0ms+50ms@100Gbps' --rank-spread 1
+matches out '^  1 +node\[002,004\] +1 +2 +1\.000 +1\.000 +\+[0-9.]+ +50 ms '
+matches out '^  slowdown: what placing the job there is predicted to add'
+run "bad --rank-spread" 2 $Q place --generate tiers=2,leaves=2,nodes-per-leaf=2,link=100Gbps \
+	--nodes 2 --profile resnet50 --rank-spread 5
+matches err "expected a whole number 0..4"
 run "bad ECMP uplink" 2 $Q place --generate tiers=2,leaves=2,nodes-per-leaf=2,link=100Gbps \
 	--uplink 0=0x100Gbps --nodes 2 --profile resnet50
 matches err "KxCAP for K parallel links"

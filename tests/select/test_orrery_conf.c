@@ -27,6 +27,7 @@ static void test_defaults_from_empty_file(void **state)
 	assert_int_equal(parse("", &c, err), 0);
 	assert_int_equal(c.mode, ORRERY_MODE_ENFORCE);
 	assert_int_equal(c.candidates, 64);
+	assert_int_equal(c.rank_spread, 0);
 	assert_null(c.default_profile);
 	assert_int_equal(c.linkspeed_unit_mbps, 1000);
 	assert_int_equal(c.node_link_mbps, 0);
@@ -41,6 +42,7 @@ static void test_full_file(void **state)
 		"[orrery]\n"
 		"mode=advise\n"
 		"candidates=16\n"
+		"rank_spread=2\n"
 		"default_profile=resnet50\n"
 		"debug=1\n"
 		"node_link=100Gbps\n"
@@ -58,6 +60,7 @@ static void test_full_file(void **state)
 	assert_int_equal(parse(text, &c, err), 0);
 	assert_int_equal(c.mode, ORRERY_MODE_ADVISE);
 	assert_int_equal(c.candidates, 16);
+	assert_int_equal(c.rank_spread, 2);
 	assert_string_equal(c.default_profile, "resnet50");
 	assert_int_equal(c.debug, 1);
 	assert_int_equal(c.node_link_mbps, 100000);
@@ -152,6 +155,10 @@ static void test_bad_files_name_the_problem(void **state)
 		{ "[uplinks]\nlevel0=0x400Gbps\n", "level0=0x400Gbps: expected" },
 		{ "[switch.s1]\nuplink=9999x1Gbps\n", "K 1..1024" },
 		{ "[orrery]\nflows=0\n", "flows=0: expected an integer 1..4096" },
+		{ "[orrery]\nrank_spread=5\n", "rank_spread=5: expected an integer 0..4" },
+		{ "[orrery]\nrank_spread=-1\n", "rank_spread=-1: expected an integer 0..4" },
+		{ "[orrery]\nrank_spread=one\n", "rank_spread=one: expected" },
+		{ "[orrery]\nrank_spread=\n", "rank_spread=: expected" },
 		{ "[switch.]\nuplink=1Gbps\n", "[switch.]" },
 		{ "[switch.s1]\n", "missing uplink" },
 		{ "[switch.s1]\nuplink=1Gbps\nspeed=2\n", "'speed'" },

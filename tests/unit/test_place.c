@@ -453,15 +453,13 @@ static void test_prefers_less_shift_dependence(void **state)
 	orrery_cluster_free(c);
 }
 
-/* core -> pod1, pod2 -> 3 leaves each -> 4 nodes.  pod1 has 2 free nodes
- * on each leaf (a 5-node job needs 3 leaves there, all uncontended); pod2
- * has 3 free on two leaves (2 leaves, but crossing job X's uplinks).
- * Locality first: pod2's 2-leaf candidates rank above pod1's 3-leaf one
- * although they score worse. */
-static void test_locality_first(void **state)
+/* core -> pod1, pod2 -> 3 leaves each -> 4 nodes (n00..n23), leaf uplinks
+ * 100 Gb/s; rank_spread as given. */
+static orrery_cluster_t *pods(uint32_t rank_spread)
 {
 	orrery_topology_t *t = orrery_topology_new();
 	orrery_cluster_t *c = NULL;
+	orrery_cluster_opts_t o;
 	orrery_error_t err;
 	char sw[32], node[32];
 	int id = 0;
@@ -483,8 +481,22 @@ static void test_locality_first(void **state)
 	assert_int_equal(orrery_topology_finalize(t, &err), ORRERY_OK);
 	assert_int_equal(orrery_topology_set_level_uplink(t, 0, 100000, 100000, &err),
 			 ORRERY_OK);
-	assert_int_equal(orrery_cluster_new(t, NULL, &c, &err), ORRERY_OK);
+	orrery_cluster_opts_default(&o);
+	o.rank_spread = rank_spread;
+	assert_int_equal(orrery_cluster_new(t, &o, &c, &err), ORRERY_OK);
 	orrery_topology_free(t);
+	return c;
+}
+
+/* pods(): pod1 has 2 free nodes on each leaf (a 5-node job needs 3 leaves
+ * there, all uncontended); pod2 has 3 free on two leaves (2 leaves, but
+ * crossing job X's uplinks).  With rank_spread 0 (today's order), locality
+ * first: pod2's 2-leaf candidates rank above pod1's 3-leaf one although
+ * they score worse. */
+static void test_locality_first(void **state)
+{
+	orrery_cluster_t *c = pods(0);
+	orrery_error_t err;
 	uint32_t x[] = {12, 16};
 	add(c, 9, x, 2, HEAVY, 0);
 
@@ -501,6 +513,9 @@ static void test_locality_first(void **state)
 	assert_true(orrery_eval_score_min(orrery_placement_eval(p, 0)) < 0.9);
 	assert_int_equal(orrery_placement_leaf_count(p, 1), 3);
 	assert_true(fabs(orrery_eval_score_min(orrery_placement_eval(p, 1)) - 1.0) < EPS);
+	/* rank_spread 0: nothing predicted. */
+	assert_true(orrery_placement_cost(p, 0) < 0);
+	assert_true(orrery_placement_cost(p, 1) < 0);
 
 	/* Deterministic: the same call gives the same answer. */
 	assert_int_equal(orrery_cluster_place(c, f, 5, b, &q, &err), ORRERY_OK);
@@ -519,6 +534,120 @@ static void test_locality_first(void **state)
 	orrery_placement_free(q);
 	orrery_profile_free(b);
 	orrery_cluster_free(c);
+}
+
+/* pods()'s free nodes of test_locality_first, a 50 %-duty 5-node job
+ * placed: two candidates (pod2's 2 leaves, pod1's 3). */
+static orrery_placement_t *place_five(orrery_cluster_t *c)
+{
+	orrery_profile_t *b = profile(HALF);
+	orrery_placement_t *p = NULL;
+	orrery_error_t err;
+	uint8_t f[24];
+	uint32_t busy[] = {0, 1, 4, 5, 8, 9, 12, 16, 20, 21, 22, 23};
+	mark_busy(f, 24, busy, 12);
+	assert_int_equal(orrery_cluster_place(c, f, 5, b, &p, &err), ORRERY_OK);
+	assert_int_equal(orrery_placement_count(p), 2);
+	orrery_profile_free(b);
+	return p;
+}
+
+/* The same cluster, rank_spread 1: pod2's 2-leaf candidate crosses job X's
+ * two uplinks (X 80 % duty, the newcomer 50 %, both at the 100 Gb/s
+ * uplink's rate), so whatever the arrangement they collide.  By hand, free
+ * sharing in step: both send at 50 Gb/s for 100 ms, the newcomer is done,
+ * X sends its last 30 ms alone: both iterate in 150 ms (isolated 100 ms),
+ * total slowdown 3.0 against X's 1.0 alone: +1.0.  Time division can do no
+ * better than serialising the 80 + 50 ms of communication in a 130 ms
+ * period: +0.6 at least.  pod1's 3-leaf candidate crosses no contended
+ * uplink: +0, one leaf more than the local one costs 0.05, so it ranks
+ * first. */
+static void test_spread_when_local_collides(void **state)
+{
+	orrery_cluster_t *c = pods(1);
+	uint32_t x[] = {12, 16}, nodes[8];
+	add(c, 9, x, 2, HEAVY, 0);
+	orrery_placement_t *p = place_five(c);
+	assert_int_equal(orrery_placement_leaf_count(p, 0), 3);
+	assert_int_equal(orrery_placement_nodes(p, 0, nodes, 8), 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_true(nodes[i] < 12);  /* pod1 */
+	assert_true(fabs(orrery_placement_cost(p, 0)) < EPS);
+	assert_int_equal(orrery_placement_leaf_count(p, 1), 2);
+	double local = orrery_placement_cost(p, 1);
+	print_message("local candidate: predicted +%.3f\n", local);
+	assert_true(local > 0.6 - 0.01 && local < 1.0 + 0.01);
+	orrery_placement_free(p);
+	orrery_cluster_free(c);
+}
+
+/* Not worth it: a job Y like X sits across pod1's leaves 0 and 1, so
+ * pod1's 3-leaf candidate meets the same 80 %-duty collision on its
+ * uplinks as pod2's 2-leaf one meets with X (same patterns, same shifts:
+ * the same predicted slowdown).  Spreading gains nothing, less than the
+ * 0.05 a leaf more costs: the local candidate stays first. */
+static void test_spread_not_worth_it(void **state)
+{
+	orrery_cluster_t *c = pods(1);
+	uint32_t x[] = {12, 16}, y[] = {0, 4};
+	add(c, 9, x, 2, HEAVY, 0);
+	add(c, 10, y, 2, HEAVY, 0);
+	orrery_placement_t *p = place_five(c);
+	assert_int_equal(orrery_placement_leaf_count(p, 0), 2);
+	assert_int_equal(orrery_placement_lca_level(p, 0), 1);
+	double c0 = orrery_placement_cost(p, 0), c1 = orrery_placement_cost(p, 1);
+	print_message("local +%.3f, one leaf more +%.3f\n", c0, c1);
+	assert_true(c0 > 0.5);
+	assert_true(c1 > c0 - 0.05);
+	orrery_placement_free(p);
+	orrery_cluster_free(c);
+}
+
+/* A first candidate on no contended link is never re-ranked: a 2-node job
+ * fits leaf1's 2 free nodes (best fit) beside a heavy job A whose uplink it
+ * does not cross; with rank_spread 0 and 1 the same candidate comes first
+ * and nothing is predicted. */
+static void test_spread_keeps_uncontended_order(void **state)
+{
+	for (uint32_t spread = 0; spread <= 1; spread++) {
+		orrery_cluster_t *base = two_tier(4, 4, 100000), *c = NULL;
+		orrery_cluster_opts_t o;
+		orrery_error_t err;
+		orrery_cluster_opts_default(&o);
+		o.rank_spread = spread;
+		assert_int_equal(orrery_cluster_new(orrery_cluster_topology(base), &o, &c, &err),
+				 ORRERY_OK);
+		orrery_cluster_free(base);
+		uint32_t a[] = {0, 1, 4, 5}, nodes[4];
+		add(c, 1, a, 4, HEAVY, 0);
+		orrery_profile_t *b = profile(HALF);
+		orrery_placement_t *p = NULL;
+		uint8_t f[16];
+		mark_busy(f, 16, a, 4);
+		assert_int_equal(orrery_cluster_place(c, f, 2, b, &p, &err), ORRERY_OK);
+		assert_int_equal(orrery_placement_leaf_count(p, 0), 1);
+		assert_int_equal(orrery_placement_nodes(p, 0, nodes, 4), 2);
+		assert_int_equal(nodes[0], 2);  /* best fit: leaf1's 2 free nodes */
+		assert_true(orrery_placement_cost(p, 0) < 0);
+		orrery_placement_free(p);
+		orrery_profile_free(b);
+		orrery_cluster_free(c);
+	}
+}
+
+/* rank_spread outside 0..ORRERY_RANK_SPREAD_MAX is refused. */
+static void test_spread_range(void **state)
+{
+	orrery_cluster_t *base = two_tier(2, 2, 100000), *c = NULL;
+	orrery_cluster_opts_t o;
+	orrery_error_t err;
+	orrery_cluster_opts_default(&o);
+	assert_int_equal(o.rank_spread, ORRERY_RANK_SPREAD_DEFAULT);
+	o.rank_spread = ORRERY_RANK_SPREAD_MAX + 1;
+	assert_int_equal(orrery_cluster_new(orrery_cluster_topology(base), &o, &c, &err),
+			 ORRERY_ERANGE);
+	assert_non_null(strstr(err.message, "rank_spread"));
+	orrery_cluster_free(base);
 }
 
 /* Two 50% jobs chained through leaf2: no loop, both links perfect, the
@@ -612,6 +741,10 @@ int main(void)
 		cmocka_unit_test(test_place_no_traffic),
 		cmocka_unit_test(test_prefers_less_shift_dependence),
 		cmocka_unit_test(test_locality_first),
+		cmocka_unit_test(test_spread_when_local_collides),
+		cmocka_unit_test(test_spread_not_worth_it),
+		cmocka_unit_test(test_spread_keeps_uncontended_order),
+		cmocka_unit_test(test_spread_range),
 		cmocka_unit_test(test_solve_chain),
 		cmocka_unit_test(test_solve_loop),
 	};

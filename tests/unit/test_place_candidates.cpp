@@ -275,6 +275,38 @@ static void test_bad_input(void **state)
 	}
 }
 
+// Spread candidates (enumerate_spread_candidates): 4 leaves x 4 nodes,
+// leaf1 and leaf2 half busy, a 4-node job.  leaf3 and leaf4 each hold it
+// (level 0), so one leaf more means two leaves under the spine, each
+// needed: of the pairs, those whose larger leaf alone cannot hold 4 nodes,
+// i.e. only {leaf1, leaf2} (2 + 2).  Two more leaves: no triple needs all
+// three (any with leaf3 or leaf4 can drop the other two).
+static void test_spread_candidates(void **state)
+{
+	Topology t = two_tier(4, 4);
+	auto f = free_except(t, {0, 1, 4, 5});
+	auto c = enumerate_spread_candidates(t, f, 4, 0, 2, 16);
+	assert_int_equal(c.size(), 1);
+	assert_int_equal(c[0].lca_level, 1);
+	assert_int_equal(c[0].leaves, 2);
+	std::vector<uint32_t> want{2, 3, 6, 7};
+	assert_true(c[0].nodes == want);
+	// extra 0: nothing.
+	assert_int_equal(enumerate_spread_candidates(t, f, 4, 0, 0, 16).size(), 0);
+	// leaf1 free, leaf2-4 with 2 free each; a 5-node job needs 2 leaves
+	// (leaf1 + one).  One leaf more: three leaves that all matter, i.e.
+	// {leaf2, leaf3, leaf4} (2 + 2 + 2; any with leaf1 can drop a leaf),
+	// filled most free first, the last leaf the one that completes it.
+	auto g = free_except(t, {4, 5, 8, 9, 12, 13});
+	auto w = enumerate_spread_candidates(t, g, 5, 1, 1, 16);
+	assert_int_equal(w.size(), 1);
+	assert_int_equal(w[0].leaves, 3);
+	std::vector<uint32_t> want3{6, 7, 10, 11, 14};
+	assert_true(w[0].nodes == want3);
+	// The cap holds.
+	assert_int_equal(enumerate_spread_candidates(t, g, 5, 1, 1, 0).size(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_cap_and_determinism),
 		cmocka_unit_test(test_random_properties),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_spread_candidates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -165,6 +165,10 @@ void orr_reconcile_locked(void)
  * instead of rebuilt from orrery_state.  0 is never returned: it means
  * "rebuild".
  */
+_Static_assert(ORRERY_CONF_MAX_RANK_SPREAD == ORRERY_RANK_SPREAD_MAX &&
+	       ORRERY_CONF_DEFAULT_RANK_SPREAD == ORRERY_RANK_SPREAD_DEFAULT,
+	       "orrery.conf's rank_spread limits are liborrery's");
+
 static uint64_t build_signature(const orr_switches_t *sw)
 {
 	uint64_t h = orr_hash_bytes(ORR_HASH_INIT, &orr_conf_hash,
@@ -263,6 +267,7 @@ bool orr_ensure_cluster_locked(void)
 		goto fail;
 	orrery_cluster_opts_default(&opts);
 	opts.max_candidates = orr_ocnf.candidates;
+	opts.rank_spread = orr_ocnf.rank_spread;
 	if (orrery_cluster_new(t, &opts, &orr_g.cluster, &err)) {
 		orrery_topology_free(t);
 		goto fail;

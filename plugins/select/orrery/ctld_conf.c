@@ -90,8 +90,9 @@ void orr_load_conf_locked(void)
 			info("select/orrery: %s", err);
 		orr_conf_ok = true;
 		check_default_profile_locked(path);
-		info("select/orrery: mode=%s candidates=%u%s%s",
+		info("select/orrery: mode=%s candidates=%u rank_spread=%u%s%s",
 		     orrery_mode_name(orr_ocnf.mode), orr_ocnf.candidates,
+		     orr_ocnf.rank_spread,
 		     orr_ocnf.default_profile ? " default_profile=" : "",
 		     orr_ocnf.default_profile ? orr_ocnf.default_profile : "");
 	}

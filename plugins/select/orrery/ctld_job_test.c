@@ -146,6 +146,7 @@ static bool rank_locked(orrery_job_test_args_t *a, orr_entry_t *e,
 			.nodes = dst, .n = k,
 			.score_min = orrery_eval_score_min(ev),
 			.score_mean = orrery_eval_score_mean(ev),
+			.cost = orrery_placement_cost(pl, c),
 			.shift_us = orrery_eval_shift_us(ev),
 		};
 	}
@@ -175,11 +176,14 @@ static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
 			  size_t c, bitstr_t *try, bool narrow)
 {
 	char *names = bitmap2node_name(try);
+	char cost[40] = "";
 
-	info("select/orrery: %s %pJ candidate %zu/%zu %s score_min=%.3f score_mean=%.3f shift=%"PRId64"us",
+	if (e->cand[c].cost >= 0)	/* contention-aware ranking predicted it */
+		snprintf(cost, sizeof(cost), " slowdown=+%.3f", e->cand[c].cost);
+	info("select/orrery: %s %pJ candidate %zu/%zu %s score_min=%.3f score_mean=%.3f shift=%"PRId64"us%s",
 	     narrow ? "trying" : "advise:", job_ptr, c + 1, e->n_total, names,
 	     e->cand[c].score_min, e->cand[c].score_mean,
-	     e->cand[c].shift_us);
+	     e->cand[c].shift_us, cost);
 	xfree(names);
 }
 

@@ -30,6 +30,7 @@ void orrery_conf_init(orrery_conf_t *c)
 	memset(c, 0, sizeof(*c));
 	c->mode = ORRERY_MODE_ENFORCE;
 	c->candidates = 64;
+	c->rank_spread = ORRERY_CONF_DEFAULT_RANK_SPREAD;
 	c->linkspeed_unit_mbps = 1000;
 	c->channel_lead_ms = ORRERY_CONF_DEFAULT_CHANNEL_LEAD_MS;
 }
@@ -230,6 +231,20 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 				continue;
 			}
 			c->candidates = (uint32_t) n;
+		} else if (!strcmp(k, "rank_spread")) {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = g_ascii_strtoull(v, &end, 10);
+			if (!*v || *end || errno || v[0] == '-' ||
+			    n > ORRERY_CONF_MAX_RANK_SPREAD) {
+				set_err(err, errlen,
+					"%s: [orrery] rank_spread=%s: expected an integer 0..%d (extra leaf switches or levels a profiled job may be spread to; 0: locality first)",
+					name, v, ORRERY_CONF_MAX_RANK_SPREAD);
+				continue;
+			}
+			c->rank_spread = (uint32_t) n;
 		} else if (!strcmp(k, "default_profile")) {
 			free(c->default_profile);
 			c->default_profile = NULL;
@@ -285,7 +300,7 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 			c->flows = (uint32_t) n;
 		} else {
 			set_err(err, errlen,
-				"%s: [orrery] unknown key '%s' (known: mode, candidates, default_profile, debug, channel_lead_ms, node_link, linkspeed_unit, flows)",
+				"%s: [orrery] unknown key '%s' (known: mode, candidates, rank_spread, default_profile, debug, channel_lead_ms, node_link, linkspeed_unit, flows)",
 				name, k);
 		}
 	}

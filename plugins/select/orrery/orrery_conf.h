@@ -17,6 +17,8 @@
 #define ORRERY_CONF_MAX_CANDIDATES 4096
 #define ORRERY_CONF_MAX_CHANNEL_LEAD_MS 60000
 #define ORRERY_CONF_DEFAULT_CHANNEL_LEAD_MS 2000
+#define ORRERY_CONF_MAX_RANK_SPREAD 4		/* = ORRERY_RANK_SPREAD_MAX */
+#define ORRERY_CONF_DEFAULT_RANK_SPREAD 0	/* = ORRERY_RANK_SPREAD_DEFAULT */
 #define ORRERY_CONF_MAX_ERRORS   16		/* reported per load */
 #define ORRERY_CONF_ERR_MAX      (ORRERY_CONF_MAX_ERRORS * 320)
 
@@ -38,6 +40,10 @@ typedef struct orrery_conf_switch {
 typedef struct orrery_conf {
 	orrery_mode_t mode;
 	uint32_t candidates;		/* placement candidates scored   */
+	/* Contention-aware ranking: extra leaves / switch levels a profiled
+	 * job may be spread to when that is predicted to pay; 0: locality
+	 * first, always (doc/orrery.conf.5). */
+	uint32_t rank_spread;
 	char *default_profile;		/* NULL: jobs without one untouched */
 	int debug;
 	/* Live channel (select-orrery(8), CHANNEL): how far ahead of now a
@@ -52,8 +58,8 @@ typedef struct orrery_conf {
 	orrery_conf_switch_t *switches;	/* [switch.<name>] uplink=       */
 } orrery_conf_t;
 
-/* Defaults: mode=enforce, candidates=64, linkspeed_unit=1Gbps,
- * channel_lead_ms=2000. */
+/* Defaults: mode=enforce, candidates=64, rank_spread=0,
+ * linkspeed_unit=1Gbps, channel_lead_ms=2000. */
 void orrery_conf_init(orrery_conf_t *c);
 void orrery_conf_free(orrery_conf_t *c);	/* back to defaults */
 

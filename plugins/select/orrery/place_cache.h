@@ -31,6 +31,7 @@ typedef struct orr_cand {
 	uint32_t *nodes;	/* Slurm node indices */
 	uint32_t n;
 	double score_min, score_mean;
+	double cost;		/* predicted slowdown caused; < 0: none */
 	int64_t shift_us;
 } orr_cand_t;
 
