@@ -515,6 +515,17 @@ thread_cpu_ms() {
 	done
 	echo $sum
 }
+# The same in microseconds, from schedstat (ns on the CPU): fine enough
+# for a few backfill cycles of some milliseconds each.
+thread_cpu_us() {
+	local t sum=0 v
+	for t in /proc/$CTLD/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] || continue
+		v=$(awk '{ printf "%.0f", $1 / 1000 }' "$t/schedstat" 2>/dev/null)
+		sum=$((sum + ${v:-0}))
+	done
+	echo $sum
+}
 # burst LABEL: NJOBS separate submissions (odd jobs 1 node, even 2, all
 # profiled through default_profile or the SPANK relay) to the running
 # slurmctld; checks that each ends COMPLETED or is queued legitimately;
@@ -570,6 +581,51 @@ burst() {
 	B_BF=$(sdiag_cycle bf mean) B_BFMAX=$(sdiag_cycle bf max)
 	B_MAINN=$(sdiag_cycle main total) B_BFN=$(sdiag_cycle bf total)
 }
+# bfqueue LABEL: backfill over a deep queue it cannot start, the cost a
+# site watches (the burst's few backfill cycles try whatever the main
+# scheduler happened to leave, so their means compare unlike work).  L
+# holds half the nodes (--exclusive) for 10 min, B (first in priority order) needs all
+# of them, and BF_QUEUE 2-node jobs of 30 min would delay B: every
+# backfill cycle gives each a will-run test and a reservation, and starts
+# none.  Sets Q_BF/Q_BFMAX (us), Q_BFN (cycles), Q_DEPTH (jobs tried),
+# Q_CPU (the backfill thread's CPU per cycle, us).
+BF_QUEUE=${ORRERY_STRESS_BF_QUEUE:-200}
+bfqueue() {
+	local label=$1 l b n running i
+	sp_wait_for 30 idle_nodes
+	l=$(t sbatch --parsable -N$((NNODES / 2)) -n$((NNODES / 2)) --exclusive --time=10 -o /dev/null --wrap 'sleep 600')
+	sp_wait_for 30 is_running "$l"
+	b=$(t sbatch --parsable -N$NNODES -n$NNODES --time=10 -o /dev/null --wrap true)
+	seq "$BF_QUEUE" | xargs -P 8 -I{} sh -c \
+		'timeout 60 sbatch --parsable -N2 -n2 --time=30 -o /dev/null --wrap true' \
+		>"$BASE/out/bf.ids" 2>"$BASE/out/bf.err"
+	n=$(grep -c '^[0-9]' "$BASE/out/bf.ids")
+	# The first cycle over the whole queue, then sdiag and the backfill
+	# thread's CPU from zero.  Backfill skips a cycle when no job, node or
+	# partition changed since the last one: a comment on B once a second
+	# is such a change.
+	for i in $(seq 30); do
+		[ "$(sdiag_cycle bf depth)" = $((n + 1)) ] 2>/dev/null && break
+		t scontrol update jobid="$b" comment="bf-tick-$i" >/dev/null 2>&1
+		sleep 1
+	done
+	t sdiag -r >/dev/null 2>&1
+	Q_CPU=$(thread_cpu_us bckfl)
+	for i in $(seq 60); do
+		[ "$(sdiag_cycle bf total)" -ge 6 ] 2>/dev/null && break
+		t scontrol update jobid="$b" comment="bf-tock-$i" >/dev/null 2>&1
+		sleep 1
+	done
+	Q_BFN=$(sdiag_cycle bf total)
+	Q_CPU=$(( ($(thread_cpu_us bckfl) - Q_CPU) / (${Q_BFN:-0} > 0 ? Q_BFN : 1) ))
+	Q_BF=$(sdiag_cycle bf mean) Q_BFMAX=$(sdiag_cycle bf max)
+	Q_DEPTH=$(sdiag_cycle bf depth)
+	running=$(t squeue -h -t R -o %i | sort -u | tr '\n' ' ')
+	check "$label: backfill over $n queued jobs: ${Q_BFN:-no} cycles, none started (all-node job $b first, pending)" \
+		test "$running" = "$l " -a "$(state_of "$b")" = PENDING -a "$n" = "$BF_QUEUE" -a "${Q_BFN:-0}" -ge 6
+	[ "${Q_BFN:-0}" -ge 6 ] || say "$label: queue $(t squeue -h -o '%T %r' | sort | uniq -c | tr -s ' \n' ' '); sdiag backfill: $(t sdiag | sed -n '/^Backfilling stats/,/^$/p' | tr -s ' \n\t' ' ' | cut -c1-400)"
+	cancel_all
+}
 if want load; then
 	say "load: $NJOBS separate sbatch submissions, profiled (default_profile), under select/orrery and then plain cons_tres"
 	cancel_all
@@ -587,6 +643,8 @@ if want load; then
 	bg=$(counter begun) bcpu=$(counter job_begin_cpu_us) bwall=$(counter job_begin_us)
 	rl=$(counter realigns) rlus=$(counter realign_us)
 	check "load: orrery placed the jobs (placements=${pl:-?} >= $NJOBS)" test "${pl:-0}" -ge "$NJOBS"
+	bfqueue orrery
+	o_qbf=$Q_BF o_qbfmax=$Q_BFMAX o_qbfn=$Q_BFN o_qdepth=$Q_DEPTH o_qcpu=$Q_CPU
 	# The same burst with Slurm's own select/cons_tres in slurmctld.
 	# slurmd reads SelectType only at its start (the job launch messages
 	# carry the select plugin's data): restart them too.
@@ -600,6 +658,8 @@ if want load; then
 	burst cons_tres
 	c_rss0=$B_RSS0 c_rss1=$B_RSS1 c_main=$B_MAIN c_mainmax=$B_MAINMAX c_bf=$B_BF c_bfmax=$B_BFMAX c_secs=$B_SECS
 	c_mainn=$B_MAINN c_bfn=$B_BFN c_cpu=$B_CPU c_bfdepth=$B_BFDEPTH c_scpu=$B_SCPU
+	bfqueue cons_tres
+	c_qbf=$Q_BF c_qbfmax=$Q_BFMAX c_qbfn=$Q_BFN c_qdepth=$Q_DEPTH c_qcpu=$Q_CPU
 	msum() { awk -v m="$1" -v n="$2" 'BEGIN { if (m == "" || n == "") print ""; else printf "%.0f", m * n / 1000 }'; }
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 	say "burst of $NJOBS jobs        select/orrery   cons_tres   ratio"
@@ -617,8 +677,15 @@ if want load; then
 		say "job_test CPU per call under orrery: $((jcpu / jt)) us over $jt calls; one cons_tres call inside it: $((ccpu / cc)) us over $cc calls"
 	[ -n "$bg" ] && [ "$bg" -gt 0 ] && [ -n "$bcpu" ] &&
 		say "job_begin under orrery: $((bcpu / bg)) us CPU, $((bwall / bg)) us wall per job over $bg jobs (of which re-aligning link groups: $((${rlus:-0} / bg)) us wall, ${rl:-0} re-solves)"
-	bfr=$(ratio "$o_bf" "$c_bf")
-	say "target backfill cycle within 1.2x of cons_tres: $(awk -v r="$bfr" 'BEGIN { print (r != "-" && r <= 1.2) ? "met" : "not met" }') ($bfr; a timing, printed, not asserted)"
+	perjob() { awk -v m="$1" -v d="$2" 'BEGIN { if (m == "" || d == "" || d + 0 == 0) print "-"; else printf "%.0f", m / d }'; }
+	say "$(printf 'backfill us per job tried %12s %11s %7s' "$(perjob "$o_bf" "$o_bfdepth")" "$(perjob "$c_bf" "$c_bfdepth")" "$(ratio "$(perjob "$o_bf" "$o_bfdepth")" "$(perjob "$c_bf" "$c_bfdepth")")")"
+	say "backfill over a queue of $BF_QUEUE jobs it cannot start (will-run tests and reservations only):"
+	say "$(printf 'queue: backfill mean/max (us) %6s/%-6s %5s/%-5s %7s' "$o_qbf" "$o_qbfmax" "$c_qbf" "$c_qbfmax" "$(ratio "$o_qbf" "$c_qbf")")"
+	say "$(printf 'queue: backfill thread CPU/cycle (us) %5s %11s %7s' "$o_qcpu" "$c_qcpu" "$(ratio "$o_qcpu" "$c_qcpu")")"
+	say "$(printf 'queue: cycles, jobs tried/cycle %4s, %-5s %4s, %-5s' "$o_qbfn" "$o_qdepth" "$c_qbfn" "$c_qdepth")"
+	bfr=$(ratio "$o_bf" "$c_bf") qbfr=$(ratio "$o_qbf" "$c_qbf") qcpur=$(ratio "$o_qcpu" "$c_qcpu")
+	met() { awk -v r="$1" 'BEGIN { print (r != "-" && r <= 1.2) ? "met" : "not met" }'; }
+	say "target backfill cycle within 1.2x of cons_tres: deep queue $(met "$qbfr") ($qbfr wall, $qcpur CPU); burst $(met "$bfr") ($bfr: its few cycles try what the main scheduler left, and each start pays orrery's placement and job_begin); timings, printed, not asserted"
 	# Memory is no timing: slurmctld keeps the same 1,000 job records
 	# either way, so orrery's own growth is the difference.
 	check "load: slurmctld RSS grows at most 5 MB more under select/orrery than under cons_tres ($(( (o_rss1 - o_rss0) - (c_rss1 - c_rss0) )) kB)" \
