@@ -336,25 +336,55 @@ fail:
 	return false;
 }
 
-/* At every job start and end: the model's text, serialised here in
- * memory, goes to the saver thread (state_saver.h), which writes the
- * newest one; slurmctld never waits for the disk. */
-void orr_save_state_locked(void)
+/* The model's text, or -1 (said once until a serialisation works). */
+static int serialise_locked(char **data, size_t *len)
 {
 	static bool serialise_failed;
 	orrery_error_t err = { 0 };
-	char *data = NULL;
-	size_t len = 0;
 
 	if (!orr_g.cluster || !orr_g.state_path)
-		return;
-	if (orrery_cluster_serialise(orr_g.cluster, &data, &len, &err)) {
+		return -1;
+	if (orrery_cluster_serialise(orr_g.cluster, data, len, &err)) {
 		if (!serialise_failed)
 			error("select/orrery: cannot save %s: %s (not logged again until a save succeeds)",
 			      orr_g.state_path, err.message);
 		serialise_failed = true;
-		return;
+		return -1;
 	}
 	serialise_failed = false;
-	orr_saver_submit(orr_g.state_path, data, len);
+	return 0;
+}
+
+/* Now: the model's text, serialised here in memory, goes to the saver
+ * thread (state_saver.h); slurmctld never waits for the disk.  At build,
+ * reconfigure, state save and fini. */
+void orr_save_state_locked(void)
+{
+	char *data = NULL;
+	size_t len = 0;
+
+	if (!serialise_locked(&data, &len))
+		orr_saver_submit(orr_g.state_path, data, len);
+}
+
+/* The saver thread's side of orr_save_state_soon_locked(). */
+static int produce_state(char **data, size_t *len)
+{
+	int rc;
+
+	slurm_mutex_lock(&orr_ctld_lock);
+	rc = serialise_locked(data, len);
+	slurm_mutex_unlock(&orr_ctld_lock);
+	return rc;
+}
+
+/* At every job start and end: the saver thread serialises the model when
+ * it next writes orrery_state (at most every ORR_SAVER_GAP_MS), not the
+ * scheduler at every change. */
+void orr_save_state_soon_locked(void)
+{
+	if (!orr_g.cluster || !orr_g.state_path)
+		return;
+	if (orr_saver_submit_deferred(orr_g.state_path, produce_state))
+		orr_save_state_locked();
 }

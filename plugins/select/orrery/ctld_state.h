@@ -115,6 +115,7 @@ int orr_cmp_u32(const void *a, const void *b);
 void orr_reconcile_locked(void);
 bool orr_ensure_cluster_locked(void);
 void orr_save_state_locked(void);
+void orr_save_state_soon_locked(void);
 
 /* ctld_profile.c */
 const char *orr_job_profile_spec(job_record_t *job_ptr);

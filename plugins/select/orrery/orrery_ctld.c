@@ -139,7 +139,11 @@ void orrery_ctld_fini(void)
 	slurm_mutex_lock(&orr_ctld_lock);
 	orr_log_stats_locked(true);
 	orr_save_state_locked();
-	orr_saver_stop();	/* written before slurmctld exits */
+	slurm_mutex_unlock(&orr_ctld_lock);
+	/* Written before slurmctld exits; not under orr_ctld_lock, which a
+	 * deferred save's serialisation in the saver thread takes. */
+	orr_saver_stop();
+	slurm_mutex_lock(&orr_ctld_lock);
 	orr_drop_cluster_locked();
 	orr_channel_fini();
 	orr_compat_switches_free(&orr_g.switches);

@@ -37,6 +37,7 @@ static struct {
 	uint64_t failing;
 	orr_saver_done_fn done;	/* with data: called once it is on disk */
 	uint64_t ticket;
+	orr_saver_produce_fn produce;	/* no data: make it when writing */
 } slot[SAVER_SLOTS];
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -97,7 +98,7 @@ static int ready_slot(uint64_t now, uint64_t *wait)
 {
 	*wait = 0;
 	for (int i = 0; i < SAVER_SLOTS; i++) {
-		if (!slot[i].data)
+		if (!slot[i].data && !slot[i].produce)
 			continue;
 		if (stopping || now >= slot[i].next)
 			return i;
@@ -137,12 +138,19 @@ static void *saver(void *arg)
 			char *data = slot[i].data, *path = strdup(slot[i].path);
 			size_t len = slot[i].len;
 			orr_saver_done_fn done = slot[i].done;
+			orr_saver_produce_fn produce = slot[i].produce;
 			uint64_t ticket = slot[i].ticket;
 
 			slot[i].data = NULL;
 			slot[i].done = NULL;
+			slot[i].produce = NULL;
 			pthread_mutex_unlock(&mtx);
-			if (path && !write_one(i, path, data, len) && done)
+			/* Made now, outside mtx: the text is the newest
+			 * state, and a change after this call marks the
+			 * slot again. */
+			if (!data && produce && produce(&data, &len))
+				data = NULL;	/* said by produce */
+			if (path && data && !write_one(i, path, data, len) && done)
 				done(ticket);	/* on disk: may take other locks */
 			free(data);
 			free(path);
@@ -159,8 +167,11 @@ void orr_saver_submit(const char *path, char *data, size_t len)
 	orr_saver_submit_ticket(path, data, len, NULL, 0);
 }
 
-void orr_saver_submit_ticket(const char *path, char *data, size_t len,
-			     orr_saver_done_fn done, uint64_t ticket)
+/* 0: queued (or written here); -1: a deferred text that could not be
+ * queued, the caller writes it. */
+static int submit(const char *path, char *data, size_t len,
+		  orr_saver_done_fn done, uint64_t ticket,
+		  orr_saver_produce_fn produce)
 {
 	int i;
 
@@ -177,16 +188,17 @@ void orr_saver_submit_ticket(const char *path, char *data, size_t len,
 			error("select/orrery: cannot queue %s for saving (more than %d files, or no memory)",
 			      path, SAVER_SLOTS);
 			free(data);
-			return;
+			return 0;
 		}
 	}
-	if (slot[i].data)
+	if (slot[i].data || slot[i].produce)
 		n_coalesced++;	/* replaced before it was written */
 	free(slot[i].data);
 	slot[i].data = data;
 	slot[i].len = len;
 	slot[i].done = done;
 	slot[i].ticket = ticket;
+	slot[i].produce = data ? NULL : produce;
 	if (!running) {
 		stopping = false;
 		if (pthread_create(&thread, NULL, saver, NULL) == 0) {
@@ -201,10 +213,17 @@ void orr_saver_submit_ticket(const char *path, char *data, size_t len,
 
 			slot[i].data = NULL;
 			slot[i].done = NULL;
+			slot[i].produce = NULL;
 			pthread_mutex_unlock(&mtx);
 			if (!said)	/* once: it is retried at every save */
 				error("select/orrery: cannot start the state saver thread; saving in the scheduler");
 			said = true;
+			/* The caller holds what produce() takes: it
+			 * makes the text itself. */
+			if (!data) {
+				free(p);
+				return -1;
+			}
 			/* done() is not called here: the caller holds locks
 			 * it may take.  Its records wait for a saver thread
 			 * (the next submit tries to start one again). */
@@ -212,11 +231,23 @@ void orr_saver_submit_ticket(const char *path, char *data, size_t len,
 				write_one(i, p, data, len);
 			free(data);
 			free(p);
-			return;
+			return 0;
 		}
 	}
 	pthread_cond_signal(&cond);
 	pthread_mutex_unlock(&mtx);
+	return 0;
+}
+
+void orr_saver_submit_ticket(const char *path, char *data, size_t len,
+			     orr_saver_done_fn done, uint64_t ticket)
+{
+	(void) submit(path, data, len, done, ticket, NULL);
+}
+
+int orr_saver_submit_deferred(const char *path, orr_saver_produce_fn produce)
+{
+	return submit(path, NULL, 0, NULL, 0, produce);
 }
 
 void orr_saver_stop(void)

@@ -6,12 +6,12 @@
  * save (two fsyncs) took 15 ms on the CI machine's disk; inside
  * job_begin that held slurmctld's job write lock, and a 400-job burst
  * spent 12 s of its 22 s there (main scheduler cycles 9x cons_tres's).
- * Now job_begin/job_fini serialise the model in memory under the plugin's
- * lock and hand the text over; this thread writes the newest text it has
- * (older ones it had not reached are skipped: each text is the whole
- * state), at most one save per ORR_SAVER_GAP_MS: a 1,000-job burst made
- * 751 saves of 24 ms each (18 s of fsyncs in 35 s) when every change was
- * written, and the disk they kept busy slowed slurmctld's own writes.
+ * Now job_begin/job_fini mark the state changed and this thread
+ * serialises the model when it writes (orr_saver_submit_deferred; other
+ * callers hand a text over), at most one save per ORR_SAVER_GAP_MS: a
+ * 1,000-job burst made 751 saves of 24 ms each (18 s of fsyncs in 35 s)
+ * when every change was written, and the disk they kept busy slowed
+ * slurmctld's own writes.
  * A kill -9 can lose the last ORR_SAVER_GAP_MS of changes: the jobs
  * they held are rebuilt from their ORR1: records at the next start
  * (recover.h), and ended ones dropped (reconcile).
@@ -42,7 +42,21 @@ typedef void (*orr_saver_done_fn)(uint64_t ticket);
 void orr_saver_submit_ticket(const char *path, char *data, size_t len,
 			     orr_saver_done_fn done, uint64_t ticket);
 
-/* Write what is queued and stop the thread (plugin fini: waits). */
+/* Mark `path' changed; the saver thread makes its text with produce()
+ * (0: *data malloc()ed, taken over) when the file's gap is over, so that
+ * a burst of changes costs one text per save instead of one per change
+ * (the scheduler serialised the whole model at every job start and end,
+ * and threw nine texts in ten away).  produce() runs in the saver thread
+ * with no lock of the saver's held, and may take the plugin's own lock:
+ * whoever holds that lock must not call orr_saver_stop() (submit the
+ * text itself first, or release the lock). */
+typedef int (*orr_saver_produce_fn)(char **data, size_t *len);
+/* 0: queued; -1: no saver thread could be started, the caller writes
+ * the text itself (as orr_saver_submit then does). */
+int orr_saver_submit_deferred(const char *path, orr_saver_produce_fn produce);
+
+/* Write what is queued and stop the thread (plugin fini: waits; never
+ * with a lock that a deferred text's produce() takes). */
 void orr_saver_stop(void);
 
 /* Saves written, their wall time in ns, and texts replaced by a newer
