@@ -469,7 +469,7 @@ struct NewcomerLink {
 
 NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				  int64_t newcomer_period_us,
-				  const CircleOpts &o)
+				  const CircleOpts &o, bool stop_at_perfect)
 {
 	NewcomerShift r;
 	if (newcomer_period_us <= 0)
@@ -488,6 +488,7 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 	int64_t gate = 0;
 	uint32_t R = o.bins;
 	bool constrained = false;
+	bool single_pipe = true;
 	for (size_t l = 0; l < links.size(); l++) {
 		const LinkProblem &lp = links[l];
 		NewcomerLink &x = nl[l];
@@ -511,6 +512,7 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 			continue;
 		constrained = true;
 		if (pl.model) {
+			single_pipe = false;
 			x.nc_flows = job_flows(lp.newcomer.flows,
 					       lp.newcomer.flow_mult, cap);
 		}
@@ -611,6 +613,15 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				r.links[l].over_fraction = cand[l].over_fraction;
 			}
 		}
+		// On single pipes a score never exceeds 1: the newcomer's
+		// demand is never negative, so each bin's excess can only
+		// grow (rounding is monotone too).  Once the best is within
+		// eps of 1 on both keys no later shift passes the test above,
+		// and the rest of the search cannot change the answer.  (The
+		// ECMP model is not monotone in flows: searched to the end.)
+		if (stop_at_perfect && single_pipe && r.score_min + eps >= 1.0 &&
+		    r.score_mean + eps >= 1.0)
+			break;
 	}
 	return r;
 }

@@ -99,8 +99,11 @@ struct NewcomerShift {
 	double score_mean = 1.0;
 	uint64_t evaluations = 0;  // candidate shifts x links scored
 };
+// stop_at_perfect: stop at the first shift scoring 1 everywhere (on
+// single pipes nothing later can win; same answer, fewer evaluations);
+// false scores every candidate shift (tests compare the two).
 NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				  int64_t newcomer_period_us,
-				  const CircleOpts &o);
+				  const CircleOpts &o, bool stop_at_perfect = true);
 
 }  // namespace orrery
