@@ -27,9 +27,9 @@ endif
 # One decision shares work across candidates (pinned loads per uplink);
 # each candidate must evaluate exactly as it does on its own.
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_place_cache
-TESTS += tests/unit/test_place_cache
-tests_unit_test_place_cache_SOURCES = tests/unit/test_place_cache.c
-tests_unit_test_place_cache_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_place_cache_LDADD = lib/liborrery.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/test_place_shared_load
+TESTS += tests/unit/test_place_shared_load
+tests_unit_test_place_shared_load_SOURCES = tests/unit/test_place_shared_load.c
+tests_unit_test_place_shared_load_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_place_shared_load_LDADD = lib/liborrery.la $(CMOCKA_LIBS)
 endif
