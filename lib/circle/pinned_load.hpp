@@ -8,7 +8,8 @@
 // was a third of a 256-node decision.  The placement builds this once per
 // uplink and call (placement/evaluate.cpp, LinkDemandCache); the values
 // are exactly those best_newcomer_shift would build itself, so the
-// decision does not change.
+// decision does not change.  One thread at a time: the ECMP model fills
+// its tables as it is used.
 #pragma once
 
 #include <algorithm>
