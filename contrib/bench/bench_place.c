@@ -16,7 +16,11 @@
  * a loaded machine stretches them less than wall time.
  *
  * Everything is generated from a fixed seed, so runs are comparable.
- * Usage: bench_place [repetitions]   (default 5)
+ * Usage: bench_place [-d] [repetitions]   (default 5)
+ *   -d: also print every ranked candidate of every decision (nodes,
+ *       shift, gate period, scores and cost as exact hex floats), so that
+ *       a change meant to be only faster can be diffed against the build
+ *       before it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -74,6 +78,38 @@ static orrery_profile_t *random_profile(void)
 	return p;
 }
 
+static int dump;
+
+/* One decision, every candidate, bit for bit (-d). */
+static void dump_placement(const orrery_placement_t *pl, uint32_t n, const char *which)
+{
+	size_t count = orrery_placement_count(pl);
+	uint32_t *nodes = malloc(sizeof *nodes * n);
+	printf("decision %s %u nodes: %zu enumerated, %zu ranked\n", which, n,
+	       orrery_placement_enumerated(pl), count);
+	for (size_t i = 0; i < count; i++) {
+		const orrery_eval_t *e = orrery_placement_eval(pl, i);
+		size_t k = orrery_placement_nodes(pl, i, nodes, n);
+		printf(" cand %zu lca %d leaves %u shift %lld period %lld min %a mean %a cost %a\n  nodes",
+		       i, orrery_placement_lca_level(pl, i), orrery_placement_leaf_count(pl, i),
+		       (long long)orrery_eval_shift_us(e), (long long)orrery_eval_period_us(e),
+		       orrery_eval_score_min(e), orrery_eval_score_mean(e),
+		       orrery_placement_cost(pl, i));
+		for (size_t j = 0; j < k && j < n; j++)
+			printf(" %u", nodes[j]);
+		printf("\n");
+		for (size_t l = 0; l < orrery_eval_link_count(e); l++) {
+			orrery_link_eval_t le;
+			if (orrery_eval_link(e, l, &le))
+				continue;
+			printf("  link %u cap %llu others %u score %a over %a unshifted %a\n",
+			       le.switch_index, (unsigned long long)le.capacity_mbps,
+			       le.other_jobs, le.score, le.over_fraction, le.score_unshifted);
+		}
+	}
+	free(nodes);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -87,7 +123,8 @@ struct timing {
 };
 
 static struct timing time_place(const orrery_cluster_t *c, const uint8_t *free_nodes,
-				uint32_t n, const orrery_profile_t *p, int reps)
+				uint32_t n, const orrery_profile_t *p, int reps,
+				const char *which)
 {
 	struct timing t = {0};
 	double *ms = calloc((size_t)reps, sizeof *ms);
@@ -98,6 +135,8 @@ static struct timing time_place(const orrery_cluster_t *c, const uint8_t *free_n
 		if (orrery_cluster_place(c, free_nodes, n, p, &pl, &err))
 			die("orrery_cluster_place", &err);
 		ms[r] = now_ms() - t0;
+		if (dump && r == 0)
+			dump_placement(pl, n, which);
 		t.enumerated = orrery_placement_enumerated(pl);
 		t.scored = orrery_placement_count(pl);
 		t.best_score = t.scored ? orrery_eval_score_min(orrery_placement_eval(pl, 0)) : 0;
@@ -167,9 +206,9 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 	       "best-min", "ms/place", "ms/baseline", "ratio", "predicted", "ms/spread1");
 	for (size_t i = 0; i < n_sizes; i++) {
 		orrery_profile_t *p = random_profile();
-		struct timing loaded = time_place(c, free_nodes, sizes[i], p, reps);
-		struct timing s1 = time_place(c1, free_nodes, sizes[i], p, reps);
-		struct timing base = time_place(empty, free_nodes, sizes[i], p, reps);
+		struct timing loaded = time_place(c, free_nodes, sizes[i], p, reps, "loaded");
+		struct timing s1 = time_place(c1, free_nodes, sizes[i], p, reps, "spread1");
+		struct timing base = time_place(empty, free_nodes, sizes[i], p, reps, "baseline");
 		printf("  %6u %10zu %7zu %10.3f %10.3f %12.3f %7.1f %9zu %10.3f\n", sizes[i],
 		       loaded.enumerated, loaded.scored, loaded.best_score, loaded.ms,
 		       base.ms, base.ms > 0 ? loaded.ms / base.ms : 0.0, s1.predicted,
@@ -186,7 +225,12 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 
 int main(int argc, char **argv)
 {
-	int reps = argc > 1 ? atoi(argv[1]) : 5;
+	int a = 1;
+	if (argc > a && strcmp(argv[a], "-d") == 0) {
+		dump = 1;
+		a++;
+	}
+	int reps = argc > a ? atoi(argv[a]) : 5;
 	if (reps < 1)
 		reps = 1;
 	printf("bench_place: one orrery_cluster_place() decision, median of %d; "

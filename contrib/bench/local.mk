@@ -11,6 +11,7 @@ contrib_bench_bench_link_LDADD = lib/liborrery.la
 noinst_PROGRAMS += contrib/bench/bench_newcomer
 contrib_bench_bench_newcomer_SOURCES = contrib/bench/bench_newcomer.cpp \
 	lib/circle/circle.cpp lib/circle/score.cpp lib/circle/ecmp.cpp \
+	lib/circle/pinned_load.cpp \
 	lib/core/error.cpp lib/core/types.cpp
 contrib_bench_bench_newcomer_CPPFLAGS = $(AM_CPPFLAGS)
 

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <string>
 
+#include "circle/pinned_load.hpp"
 #include "core/error.hpp"
 
 namespace orrery {
@@ -453,38 +454,22 @@ LinkScore best_rotations(const std::vector<LinkJob> &jobs,
 
 namespace {
 
+// One link of the newcomer's search: the pinned jobs' load (the caller's,
+// or built here) and the newcomer's own demand at shift 0.
 struct NewcomerLink {
-	Circle circle;
-	std::vector<double> total;   // pinned jobs
-	double excess = 0.0;         // sum over bins of max(0, total - C)
-	size_t over = 0;             // bins over capacity
-	double C = 0.0;
-	size_t nc = 0;               // newcomer's index on the circle
+	const PinnedLoad *p = nullptr;
+	PinnedLoad own;              // when the caller gave none
 	// Newcomer at shift 0, one entry per touched bin: candidates that
 	// are whole bins on this circle rotate it instead of discretising.
 	std::vector<std::pair<uint32_t, double>> nc0;
-	// ECMP (lib/circle/ecmp.hpp): flows per bin of the pinned jobs, the
-	// newcomer's flows, and the model; empty/null on a single pipe.
-	std::vector<uint32_t> flows;
-	uint32_t nc_flows = 0;
-	std::unique_ptr<EcmpExcess> model;
-
-	double exc(double t, uint32_t f) const
-	{
-		return model ? (*model)(t, f) : std::max(0.0, t - C);
-	}
-	bool is_over(double t, uint32_t f) const
-	{
-		return model ? (*model)(t, f) > C * kOverEpsilon
-			     : t > C * (1.0 + kOverEpsilon);
-	}
+	uint32_t nc_flows = 0;       // ECMP: the newcomer's flows
 };
 
 }  // namespace
 
 NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				  int64_t newcomer_period_us,
-				  const CircleOpts &o)
+				  const CircleOpts &o, bool stop_at_perfect)
 {
 	NewcomerShift r;
 	if (newcomer_period_us <= 0)
@@ -503,60 +488,43 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 	int64_t gate = 0;
 	uint32_t R = o.bins;
 	bool constrained = false;
+	bool single_pipe = true;
 	for (size_t l = 0; l < links.size(); l++) {
 		const LinkProblem &lp = links[l];
 		NewcomerLink &x = nl[l];
-		std::vector<int64_t> periods;
-		for (const LinkJob &j : lp.others) {
-			if (!j.fixed_shift_us)
-				fail(ORRERY_EINTERNAL, "best_newcomer_shift: a running job has no shift");
-			periods.push_back(j.pattern.period_us);
-		}
-		periods.push_back(newcomer_period_us);
-		x.circle = unify(periods, o);
-		x.nc = periods.size() - 1;
-		x.C = (double)lp.capacity_mbps;
-		gate = std::max(gate, x.circle.gate_period_us[x.nc]);
-		x.total.assign(x.circle.bins, 0.0);
 		const LinkCap cap(lp.capacity_mbps, lp.links, lp.flows);
-		if (cap.ecmp() && cap.mbps) {
-			x.model.reset(new EcmpExcess(cap));
-			x.flows.assign(x.circle.bins, 0);
-			x.nc_flows = job_flows(lp.newcomer.flows,
-					       lp.newcomer.flow_mult, cap);
+		if (lp.pinned) {
+			if (lp.pinned->newcomer_period_us != newcomer_period_us ||
+			    lp.pinned->cap.mbps != cap.mbps ||
+			    lp.pinned->cap.links != cap.links ||
+			    lp.pinned->cap.flows != cap.flows ||
+			    lp.pinned->circle.bins != o.bins)
+				fail(ORRERY_EINTERNAL, "best_newcomer_shift: pinned load "
+				     "built for another link or newcomer");
+			x.p = lp.pinned;
+		} else {
+			x.own = pinned_load(lp.others, cap, newcomer_period_us, o);
+			x.p = &x.own;
 		}
-		std::vector<uint32_t> mark(x.flows.size(), UINT32_MAX);
-		std::vector<std::pair<uint32_t, double>> sp;
-		for (size_t j = 0; j < lp.others.size(); j++) {
-			int64_t g = x.circle.gate_period_us[j];
-			discretise_sparse(lp.others[j].pattern, 1.0, x.circle, j,
-				(double)(*lp.others[j].fixed_shift_us % g), sp);
-			const uint32_t f = x.model ? job_flows(lp.others[j].pattern.flows,
-				lp.others[j].pattern.flow_mult, cap) : 0;
-			for (const auto &[b, v] : sp) {
-				x.total[b] += v;
-				if (f && v > 0 && mark[b] != (uint32_t)j) {
-					mark[b] = (uint32_t)j;
-					x.flows[b] += f;
-				}
-			}
-		}
+		const PinnedLoad &pl = *x.p;
+		gate = std::max(gate, pl.circle.gate_period_us[pl.nc]);
 		if (lp.capacity_mbps == 0)
 			continue;
 		constrained = true;
-		discretise_sparse(lp.newcomer, 1.0, x.circle, x.nc, 0.0, sp);
-		std::vector<double> d(x.circle.bins, 0.0);
+		if (pl.model) {
+			single_pipe = false;
+			x.nc_flows = job_flows(lp.newcomer.flows,
+					       lp.newcomer.flow_mult, cap);
+		}
+		std::vector<std::pair<uint32_t, double>> sp;
+		discretise_sparse(lp.newcomer, 1.0, pl.circle, pl.nc, 0.0, sp);
+		std::vector<double> d(pl.circle.bins, 0.0);
 		for (const auto &[b, v] : sp)
 			d[b] += v;
-		for (uint32_t b = 0; b < x.circle.bins; b++)
+		for (uint32_t b = 0; b < pl.circle.bins; b++)
 			if (d[b] != 0.0)
 				x.nc0.emplace_back(b, d[b]);
-		R = std::min(R, x.circle.rotations(x.nc));
-		for (uint32_t b = 0; b < x.circle.bins; b++) {
-			uint32_t f = x.model ? x.flows[b] : 0;
-			x.excess += x.exc(x.total[b], f);
-			x.over += x.is_over(x.total[b], f);
-		}
+		R = std::min(R, pl.circle.rotations(pl.nc));
 	}
 	r.gate_period_us = gate;
 	if (!constrained)
@@ -577,7 +545,8 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 			break;
 		double smin = 1.0, ssum = 0.0;
 		for (size_t l = 0; l < links.size(); l++) {
-			NewcomerLink &x = nl[l];
+			const NewcomerLink &n = nl[l];
+			const PinnedLoad &x = *n.p;
 			LinkOutcome &out = cand[l];
 			if (links[l].capacity_mbps == 0) {
 				out = LinkOutcome{};
@@ -595,11 +564,11 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 			// Only the bins the newcomer touches change the excess.
 			if (std::fabs(q_real - q) < 1e-6) {
 				uint32_t k = (uint32_t)q % A;
-				for (const auto &[b, v] : x.nc0) {
+				for (const auto &[b, v] : n.nc0) {
 					uint32_t bb = b + k >= A ? b + k - A : b + k;
 					double t0 = x.total[bb], t1 = t0 + v;
 					uint32_t f0 = ecmp ? x.flows[bb] : 0;
-					uint32_t f1 = f0 + (v > 0 ? x.nc_flows : 0);
+					uint32_t f1 = f0 + (v > 0 ? n.nc_flows : 0);
 					excess += x.exc(t1, f1) - x.exc(t0, f0);
 					over += (long)x.is_over(t1, f1) - (long)x.is_over(t0, f0);
 				}
@@ -615,7 +584,7 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				for (uint32_t b : touched) {
 					double t0 = x.total[b], t1 = t0 + add[b];
 					uint32_t f0 = ecmp ? x.flows[b] : 0;
-					uint32_t f1 = f0 + (add[b] > 0 ? x.nc_flows : 0);
+					uint32_t f1 = f0 + (add[b] > 0 ? n.nc_flows : 0);
 					excess += x.exc(t1, f1) - x.exc(t0, f0);
 					over += (long)x.is_over(t1, f1) - (long)x.is_over(t0, f0);
 					add[b] = 0.0;
@@ -644,6 +613,15 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				r.links[l].over_fraction = cand[l].over_fraction;
 			}
 		}
+		// On single pipes a score never exceeds 1: the newcomer's
+		// demand is never negative, so each bin's excess can only
+		// grow (rounding is monotone too).  Once the best is within
+		// eps of 1 on both keys no later shift passes the test above,
+		// and the rest of the search cannot change the answer.  (The
+		// ECMP model is not monotone in flows: searched to the end.)
+		if (stop_at_perfect && single_pipe && r.score_min + eps >= 1.0 &&
+		    r.score_mean + eps >= 1.0)
+			break;
 	}
 	return r;
 }

@@ -73,12 +73,18 @@ LinkScore best_rotations(const std::vector<LinkJob> &jobs,
 // spans on any of its links (at most bins).  When links needed different
 // quanta, gate_period_us is the longest of the newcomer's gate periods
 // and the shift is taken modulo each link's own.
+struct PinnedLoad;
 struct LinkProblem {
 	uint64_t capacity_mbps = 0;   // 0 = unknown: unconstrained, score 1
 	uint32_t links = 1;           // parallel links (ECMP)
 	uint32_t flows = kDefaultFlows;  // default flows per job
 	std::vector<LinkJob> others;  // all with fixed_shift_us set
 	Pattern newcomer;             // scaled to this link
+	// Optional: pinned_load(others, ...) for this link, capacity and
+	// newcomer period, built once by a caller that asks about the same
+	// link again (lib/circle/pinned_load.hpp); others is then not read.
+	// Owned by the caller, alive for the call.
+	const PinnedLoad *pinned = nullptr;
 };
 struct LinkOutcome {
 	double score = 1.0;
@@ -93,8 +99,11 @@ struct NewcomerShift {
 	double score_mean = 1.0;
 	uint64_t evaluations = 0;  // candidate shifts x links scored
 };
+// stop_at_perfect: stop at the first shift scoring 1 everywhere (on
+// single pipes nothing later can win; same answer, fewer evaluations);
+// false scores every candidate shift (tests compare the two).
 NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				  int64_t newcomer_period_us,
-				  const CircleOpts &o);
+				  const CircleOpts &o, bool stop_at_perfect = true);
 
 }  // namespace orrery

@@ -21,7 +21,8 @@ namespace orrery {
 
 LinkDemandCache::LinkDemandCache(const Cluster &c)
 	: c_(c), built_(c.topology().switches.size(), 0),
-	  pinned_(c.topology().switches.size()), peak_(c.topology().switches.size(), 0.0)
+	  pinned_(c.topology().switches.size()), peak_(c.topology().switches.size(), 0.0),
+	  load_(c.topology().switches.size())
 {
 }
 
@@ -71,6 +72,17 @@ const std::vector<LinkJob> &LinkDemandCache::pinned(size_t sw)
 	}
 	built_[sw] = 1;
 	return out;
+}
+
+const PinnedLoad &LinkDemandCache::pinned_load(size_t sw, int64_t newcomer_period_us)
+{
+	std::unique_ptr<PinnedLoad> &l = load_[sw];
+	if (!l || l->newcomer_period_us != newcomer_period_us) {
+		const LinkCap cap = c_.topology().link_cap(sw);
+		l.reset(new PinnedLoad(orrery::pinned_load(pinned(sw), cap,
+					newcomer_period_us, c_.circle())));
+	}
+	return *l;
 }
 
 // Score of a pattern alone on a link, on its own circle.
@@ -164,7 +176,9 @@ Evaluation evaluate(const Cluster &c, const std::vector<uint32_t> &nodes,
 		lp.capacity_mbps = cap;
 		lp.links = lc.links;
 		lp.flows = lc.flows;
-		lp.others = cache->pinned(x.sw);
+		// Candidates share uplinks: the pinned jobs' load is built
+		// once per link for the whole placement, not copied here.
+		lp.pinned = &cache->pinned_load(x.sw, p.period_us);
 		lp.newcomer = std::move(mine);
 		probs.push_back(std::move(lp));
 		contended.push_back(i);

@@ -23,3 +23,13 @@ tests_unit_test_place_SOURCES = tests/unit/test_place.c
 tests_unit_test_place_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_place_LDADD = lib/liborrery.la $(CMOCKA_LIBS) -lm
 endif
+
+# One decision shares work across candidates (pinned loads per uplink);
+# each candidate must evaluate exactly as it does on its own.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_place_shared_load
+TESTS += tests/unit/test_place_shared_load
+tests_unit_test_place_shared_load_SOURCES = tests/unit/test_place_shared_load.c
+tests_unit_test_place_shared_load_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_place_shared_load_LDADD = lib/liborrery.la $(CMOCKA_LIBS)
+endif

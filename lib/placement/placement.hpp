@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "affinity/affinity.hpp"
+#include "circle/pinned_load.hpp"
 #include "cluster/cluster.hpp"
 
 namespace orrery {
@@ -41,12 +43,17 @@ public:
 	// Upper bound of the pinned jobs' summed demand on sw at any instant
 	// (the sum of each job's own peak), Mbit/s.
 	double pinned_peak(size_t sw);
+	// The pinned jobs' load on sw's circle with a newcomer of this
+	// period (lib/circle/pinned_load.hpp), built on first use; rebuilt
+	// if asked for another period.
+	const PinnedLoad &pinned_load(size_t sw, int64_t newcomer_period_us);
 
 private:
 	const Cluster &c_;
 	std::vector<uint8_t> built_;
 	std::vector<std::vector<LinkJob>> pinned_;
 	std::vector<double> peak_;
+	std::vector<std::unique_ptr<PinnedLoad>> load_;
 };
 
 // Highest instantaneous demand of a pattern (overlapping phases add).
