@@ -159,6 +159,13 @@ static void test_bad_files_name_the_problem(void **state)
 		{ "[orrery]\nrank_spread=-1\n", "rank_spread=-1: expected an integer 0..4" },
 		{ "[orrery]\nrank_spread=one\n", "rank_spread=one: expected" },
 		{ "[orrery]\nrank_spread=\n", "rank_spread=: expected" },
+		/* One integer rule for every integer key: digits only. */
+		{ "[orrery]\ncandidates=+8\n", "candidates=+8: expected an integer 1..4096" },
+		{ "[orrery]\ncandidates=-1\n", "candidates=-1: expected" },
+		{ "[orrery]\nflows=-0\n", "flows=-0: expected" },
+		{ "[orrery]\nflows=18446744073709551617\n", "flows=18446744073709551617: expected" },
+		{ "[orrery]\nchannel_lead_ms=+100\n", "channel_lead_ms=+100: expected an integer 0..60000" },
+		{ "[orrery]\nchannel_lead_ms=60001\n", "channel_lead_ms=60001: expected" },
 		{ "[switch.]\nuplink=1Gbps\n", "[switch.]" },
 		{ "[switch.s1]\n", "missing uplink" },
 		{ "[switch.s1]\nuplink=1Gbps\nspeed=2\n", "'speed'" },

@@ -178,6 +178,23 @@ static int get_uplink(GKeyFile *kf, const char *name, const char *group,
 }
 
 /* Read key as a rate; 1 if absent, 0 if set, -1 on error. */
+/* A decimal integer lo..hi into *out (untouched on error): digits only,
+ * no sign (strtoull would take "-1" as 2^64-1 and "+5" as 5). */
+static int parse_uint(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	unsigned long long n;
+	char *end;
+
+	if (!g_ascii_isdigit(*v))
+		return -1;
+	errno = 0;
+	n = g_ascii_strtoull(v, &end, 10);
+	if (*end || errno || n < lo || n > hi)
+		return -1;
+	*out = (uint32_t) n;
+	return 0;
+}
+
 static int get_rate(GKeyFile *kf, const char *name, const char *group,
 		    const char *key, uint64_t *out, char *err, size_t errlen)
 {
@@ -218,33 +235,17 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 			}
 			c->mode = (orrery_mode_t) m;
 		} else if (!strcmp(k, "candidates")) {
-			char *end;
-			unsigned long long n;
-
-			errno = 0;
-			n = g_ascii_strtoull(v, &end, 10);
-			if (!*v || *end || errno || n < 1 ||
-			    n > ORRERY_CONF_MAX_CANDIDATES) {
+			if (parse_uint(v, 1, ORRERY_CONF_MAX_CANDIDATES,
+				       &c->candidates))
 				set_err(err, errlen,
 					"%s: [orrery] candidates=%s: expected an integer 1..%d",
 					name, v, ORRERY_CONF_MAX_CANDIDATES);
-				continue;
-			}
-			c->candidates = (uint32_t) n;
 		} else if (!strcmp(k, "rank_spread")) {
-			char *end;
-			unsigned long long n;
-
-			errno = 0;
-			n = g_ascii_strtoull(v, &end, 10);
-			if (!*v || *end || errno || v[0] == '-' ||
-			    n > ORRERY_CONF_MAX_RANK_SPREAD) {
+			if (parse_uint(v, 0, ORRERY_CONF_MAX_RANK_SPREAD,
+				       &c->rank_spread))
 				set_err(err, errlen,
 					"%s: [orrery] rank_spread=%s: expected an integer 0..%d (extra leaf switches or levels a profiled job may be spread to; 0: locality first)",
 					name, v, ORRERY_CONF_MAX_RANK_SPREAD);
-				continue;
-			}
-			c->rank_spread = (uint32_t) n;
 		} else if (!strcmp(k, "default_profile")) {
 			free(c->default_profile);
 			c->default_profile = NULL;
@@ -265,19 +266,11 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 			}
 			c->debug = v[0] == '1';
 		} else if (!strcmp(k, "channel_lead_ms")) {
-			char *end;
-			unsigned long long n;
-
-			errno = 0;
-			n = g_ascii_strtoull(v, &end, 10);
-			if (!*v || *end || errno || (v[0] == '-') ||
-			    n > ORRERY_CONF_MAX_CHANNEL_LEAD_MS) {
+			if (parse_uint(v, 0, ORRERY_CONF_MAX_CHANNEL_LEAD_MS,
+				       &c->channel_lead_ms))
 				set_err(err, errlen,
 					"%s: [orrery] channel_lead_ms=%s: expected an integer 0..%d (0: no live channel)",
 					name, v, ORRERY_CONF_MAX_CHANNEL_LEAD_MS);
-				continue;
-			}
-			c->channel_lead_ms = (uint32_t) n;
 		} else if (!strcmp(k, "node_link")) {
 			get_rate(kf, name, "orrery", k, &c->node_link_mbps,
 				 err, errlen);
@@ -285,19 +278,10 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 			get_rate(kf, name, "orrery", k,
 				 &c->linkspeed_unit_mbps, err, errlen);
 		} else if (!strcmp(k, "flows")) {
-			char *end;
-			unsigned long long n;
-
-			errno = 0;
-			n = g_ascii_strtoull(v, &end, 10);
-			if (!*v || *end || errno || n < 1 ||
-			    n > ORRERY_CONF_MAX_FLOWS) {
+			if (parse_uint(v, 1, ORRERY_CONF_MAX_FLOWS, &c->flows))
 				set_err(err, errlen,
 					"%s: [orrery] flows=%s: expected an integer 1..%d (flows a job sends across an uplink)",
 					name, v, ORRERY_CONF_MAX_FLOWS);
-				continue;
-			}
-			c->flows = (uint32_t) n;
 		} else {
 			set_err(err, errlen,
 				"%s: [orrery] unknown key '%s' (known: mode, candidates, rank_spread, default_profile, debug, channel_lead_ms, node_link, linkspeed_unit, flows)",
