@@ -151,6 +151,38 @@ static struct timing time_place(const orrery_cluster_t *c, const uint8_t *free_n
 	return t;
 }
 
+/* The live channel's re-solve when one running job ends: what the select
+ * plugin's job_fini (and, the other way round, job_begin) pays on this
+ * cluster, as it does it: prev is the division the jobs follow, the job
+ * goes, the cluster is re-solved against prev (apply 0), and the job is
+ * put back for the next repetition.  Median, thread CPU time. */
+static double time_realign(orrery_cluster_t *c, uint32_t job_id, const uint32_t *nodes,
+			   uint32_t n, const orrery_profile_t *p, int64_t shift, int reps)
+{
+	double *ms = calloc((size_t)reps, sizeof *ms), med;
+	orrery_division_t *prev = NULL;
+	orrery_error_t err;
+	if (orrery_cluster_realign(c, NULL, 0, &prev, &err))
+		die("orrery_cluster_realign", &err);
+	for (int r = 0; r < reps; r++) {
+		orrery_division_t *d = NULL;
+		if (orrery_cluster_remove_job(c, job_id))
+			die("orrery_cluster_remove_job", NULL);
+		double t0 = now_ms();
+		if (orrery_cluster_realign(c, prev, 0, &d, &err))
+			die("orrery_cluster_realign", &err);
+		ms[r] = now_ms() - t0;
+		orrery_division_free(d);
+		if (orrery_cluster_add_job(c, job_id, nodes, n, p, shift, &err))
+			die("orrery_cluster_add_job", &err);
+	}
+	orrery_division_free(prev);
+	qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+	med = ms[reps / 2];
+	free(ms);
+	return med;
+}
+
 static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 		const uint32_t *sizes, size_t n_sizes, int reps)
 {
@@ -179,7 +211,10 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 	 * several leaves), 60% of the nodes busy in all. */
 	uint32_t mean = (uint32_t)(0.6 * (double)nodes / jobs);
 	uint32_t spread = mean > 2 ? 2 * (mean - 2) + 1 : 1;
-	uint32_t *jn = malloc(sizeof *jn * nodes);
+	uint32_t *jn = malloc(sizeof *jn * nodes), *last_nodes = malloc(sizeof *jn * nodes);
+	uint32_t last_n = 0;
+	int64_t last_shift = 0;
+	orrery_profile_t *last_p = NULL;
 	size_t busy = 0;
 	for (uint32_t id = 1; id <= jobs; id++) {
 		uint32_t size = 2 + rnd() % spread, got = 0;
@@ -197,6 +232,13 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 			    orrery_cluster_add_job(c1, id, jn, got, p, shift, &err)))
 			die("orrery_cluster_add_job", &err);
 		busy += got;
+		if (id == jobs && got) {	/* the job that ends, below */
+			last_p = p;
+			last_n = got;
+			last_shift = shift;
+			memcpy(last_nodes, jn, sizeof *jn * got);
+			continue;
+		}
 		orrery_profile_free(p);
 	}
 	printf("fabric: 3 tiers, %zu nodes, %u leaves of 32, %u pods, oversubscribed 4:1 "
@@ -215,6 +257,14 @@ static void run(uint32_t leaves, uint32_t leaves_per_pod, uint32_t jobs,
 		       s1.ms);
 		orrery_profile_free(p);
 	}
+	if (last_p) {
+		printf("  re-solve of every link group when one of the %zu running jobs ends "
+		       "(the live channel, per job start or end): %.3f ms\n",
+		       orrery_cluster_job_count(c),
+		       time_realign(c, jobs, last_nodes, last_n, last_p, last_shift, reps));
+		orrery_profile_free(last_p);
+	}
+	free(last_nodes);
 	free(jn);
 	free(free_nodes);
 	orrery_cluster_free(c);
