@@ -212,6 +212,30 @@ int orrery_state_write(const char *path, const char *data, size_t len,
 	});
 }
 
+}  // extern "C"
+
+// Both loads: `read` fills a copy of the cluster, which replaces c's only
+// once the profile handles are built too, so that an allocation failure
+// cannot leave them out of step.
+template <typename Read>
+static void load_into(orrery_cluster_t *c, size_t *dropped, Read read)
+{
+	auto saved = std::make_unique<orrery::Cluster>(*c->c);
+	size_t d = read(*saved);
+	std::map<uint32_t, orrery_profile> fresh;
+	for (const auto &kv : saved->jobs()) {
+		orrery_profile p;
+		p.p.pattern = kv.second.pattern;
+		fresh.emplace(kv.first, std::move(p));
+	}
+	c->c.swap(saved);
+	c->profiles.swap(fresh);
+	if (dropped)
+		*dropped = d;
+}
+
+extern "C" {
+
 int orrery_cluster_load(orrery_cluster_t *c, const char *path, size_t *dropped,
 			orrery_error_t *err)
 {
@@ -219,20 +243,21 @@ int orrery_cluster_load(orrery_cluster_t *c, const char *path, size_t *dropped,
 		orrery::fault_point("state_load");
 		if (!c || !path || !*path)
 			fail(ORRERY_EINVAL, "orrery_cluster_load: NULL cluster or empty path");
-		// Build the new profile handles before touching the cluster so
-		// that an allocation failure cannot leave them out of step.
-		auto saved = std::make_unique<orrery::Cluster>(*c->c);
-		size_t d = saved->load(path);
-		std::map<uint32_t, orrery_profile> fresh;
-		for (const auto &kv : saved->jobs()) {
-			orrery_profile p;
-			p.p.pattern = kv.second.pattern;
-			fresh.emplace(kv.first, std::move(p));
-		}
-		c->c.swap(saved);
-		c->profiles.swap(fresh);
-		if (dropped)
-			*dropped = d;
+		load_into(c, dropped, [&](orrery::Cluster &k) { return k.load(path); });
+	});
+}
+
+int orrery_cluster_load_data(orrery_cluster_t *c, const char *data, size_t len,
+			     const char *origin, size_t *dropped, orrery_error_t *err)
+{
+	return orrery::guard(err, [&] {
+		orrery::fault_point("state_load");
+		if (!c || (!data && len))
+			fail(ORRERY_EINVAL, "orrery_cluster_load_data: NULL cluster or data");
+		std::string text(data ? data : "", len);
+		std::string name = origin && *origin ? origin : "state data";
+		load_into(c, dropped,
+			  [&](orrery::Cluster &k) { return k.load_data(text, name); });
 	});
 }
 

@@ -150,6 +150,58 @@ static char *tmpfile_path(void)
 	return p;
 }
 
+/* orrery_topology_parse_slurm: the reader's parser from a buffer with no
+ * NUL after it; the same topology as the file, errors named by `name`. */
+static void test_parse_buffer(void **state)
+{
+	static const char conf[] =
+		"SwitchName=top Switches=l[1-2]\n"
+		"SwitchName=l1 Nodes=n[1-2] LinkSpeed=100\n"
+		"SwitchName=l2 Nodes=n3 LinkSpeed=50";
+	size_t len = sizeof(conf) - 1;
+	char *buf = malloc(len);
+	orrery_topology_t *t = (orrery_topology_t *)0x1;
+	orrery_error_t err;
+
+	(void)state;
+	assert_non_null(buf);
+	memcpy(buf, conf, len);  /* ends in "LinkSpeed=50", no NUL, no newline */
+	if (orrery_topology_parse_slurm(buf, len, "mem.conf", hostlist_slurm_expand,
+					NULL, 1000, &t, &err))
+		fail_msg("%s", err.message);
+	assert_int_equal(orrery_topology_switch_count(t), 3);
+	assert_int_equal(orrery_topology_node_count(t), 3);
+	assert_int_equal(orrery_topology_node_leaf(t, 2), sw(t, "l2"));
+	assert_int_equal(orrery_topology_uplink_mbps(t, sw(t, "l2")), 50000);
+	orrery_topology_free(t);
+
+	/* cut inside "LinkSpeed=50": "LinkSpeed=5" */
+	assert_int_equal(orrery_topology_parse_slurm(buf, len - 1, "mem.conf",
+						     hostlist_slurm_expand, NULL, 1000,
+						     &t, &err), ORRERY_OK);
+	assert_int_equal(orrery_topology_uplink_mbps(t, sw(t, "l2")), 5000);
+	orrery_topology_free(t);
+
+	/* errors name the buffer as the reader names the file */
+	t = (orrery_topology_t *)0x1;
+	assert_int_equal(orrery_topology_parse_slurm("SwitchName=a fast", 17, "mem.conf",
+						     NULL, NULL, 1000, &t, &err),
+			 ORRERY_EINVAL);
+	assert_null(t);
+	assert_string_equal(err.message, "mem.conf:1: 'fast' is not KEY=VALUE "
+			    "(keys: SwitchName, Switches, Nodes, LinkSpeed)");
+	assert_int_equal(orrery_topology_parse_slurm("", 0, NULL, NULL, NULL, 0, &t, &err),
+			 ORRERY_EINVAL);
+	assert_string_equal(err.message, "topology.conf: no switches (no SwitchName= line)");
+	assert_int_equal(orrery_topology_parse_slurm("a\0b", 3, NULL, NULL, NULL, 0, &t,
+						     &err), ORRERY_EINVAL);
+	assert_non_null(strstr(err.message, "NUL byte"));
+	assert_int_equal(orrery_topology_parse_slurm(NULL, 4, NULL, NULL, NULL, 0, &t, &err),
+			 ORRERY_EINVAL);
+	assert_null(t);
+	free(buf);
+}
+
 static void test_limits(void **state)
 {
 	(void)state;
@@ -357,6 +409,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_three_tier),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_parse_buffer),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_round_trip_irregular),
