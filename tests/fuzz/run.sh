@@ -106,6 +106,13 @@ if [ ${#todo[@]} -gt 0 ]; then
 fi
 lib_objs=()
 for src in $lib_srcs; do rel=${src#$top/}; lib_objs+=("$build/obj/${rel//\//_}.o"); done
+# liborrery as an archive: a target links only the objects it calls.  Each
+# object linked adds its coverage counters, which libFuzzer clears and
+# scans on every execution (state_file: 21,246 counters with all of them, 11,849 so).
+lib_a=$build/obj/liborrery-fuzz.a
+rm -f "$lib_a"
+ar rcs "$lib_a" "${lib_objs[@]}" || {
+	echo "fuzz: cannot archive liborrery"; echo "0 passed, ${#targets[@]} failed"; exit 1; }
 obj_of() { local rel=${1#$top/}; echo "$build/obj/${rel//\//_}.o"; }
 conf_o=$(obj_of "$top/plugins/select/orrery/orrery_conf.c")
 admin_o="$(obj_of "$top/plugins/select/orrery/admin_record.c") $(obj_of "$top/plugins/common/admin_comment.c")"
@@ -118,7 +125,7 @@ for t in "${targets[@]}"; do
 	*) extra= ;;
 	esac
 	$CXX $san -fsanitize=fuzzer -o "$build/bin/$t" "$(obj_of "$here/$t.c")" \
-		$extra "${lib_objs[@]}" $glib_libs || {
+		$extra "$lib_a" $glib_libs || {
 		echo "fuzz: cannot link $t"; echo "0 passed, ${#targets[@]} failed"; exit 1; }
 done
 
