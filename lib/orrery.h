@@ -285,6 +285,12 @@ typedef int (*orrery_hostlist_fn)(const char *expr, void *ctx,
 int orrery_topology_read_slurm(const char *path, orrery_hostlist_fn expand,
 			       void *expand_ctx, uint64_t linkspeed_unit_mbps,
 			       orrery_topology_t **out, orrery_error_t *err);
+/* The same from a buffer (len bytes, need not be NUL-terminated); `name`
+ * (may be NULL: "topology.conf") stands for the file in error messages. */
+int orrery_topology_parse_slurm(const char *text, size_t len, const char *name,
+				orrery_hostlist_fn expand, void *expand_ctx,
+				uint64_t linkspeed_unit_mbps,
+				orrery_topology_t **out, orrery_error_t *err);
 
 /* Generate a fabric: `tiers` 2 (leaves under one spine layer) or 3 (leaves
  * in pods under a core).  Node names are prefix + zero-padded index.
@@ -400,6 +406,12 @@ int orrery_state_write(const char *path, const char *data, size_t len,
 		       orrery_error_t *err);
 int orrery_cluster_load(orrery_cluster_t *c, const char *path,
 			size_t *dropped, orrery_error_t *err);
+/* The same from a buffer holding a state file's bytes (len bytes, need not
+ * be NUL-terminated); `origin` (may be NULL: "state data") stands for the
+ * file in error messages. */
+int orrery_cluster_load_data(orrery_cluster_t *c, const char *data, size_t len,
+			     const char *origin, size_t *dropped,
+			     orrery_error_t *err);
 
 /* ------------------------------------------------------------------ */
 /* Evaluating a node set, placing a job, solving shifts                 */

@@ -212,6 +212,30 @@ int orrery_state_write(const char *path, const char *data, size_t len,
 	});
 }
 
+}  // extern "C"
+
+// Both loads: `read` parses against the cluster without changing it; the
+// profile handles are built next; only then do both change, where nothing
+// can fail (no copy of the cluster needed for all-or-nothing).
+template <typename Read>
+static void load_into(orrery_cluster_t *c, size_t *dropped, Read read)
+{
+	orrery::Cluster::Loaded s = read(static_cast<const orrery::Cluster &>(*c->c));
+	std::map<uint32_t, orrery_profile> fresh;
+	for (const auto &kv : s.jobs) {
+		orrery_profile p;
+		p.p.pattern = kv.second.pattern;
+		fresh.emplace(kv.first, std::move(p));
+	}
+	size_t d = s.dropped;
+	c->c->apply(std::move(s));
+	c->profiles.swap(fresh);
+	if (dropped)
+		*dropped = d;
+}
+
+extern "C" {
+
 int orrery_cluster_load(orrery_cluster_t *c, const char *path, size_t *dropped,
 			orrery_error_t *err)
 {
@@ -219,20 +243,22 @@ int orrery_cluster_load(orrery_cluster_t *c, const char *path, size_t *dropped,
 		orrery::fault_point("state_load");
 		if (!c || !path || !*path)
 			fail(ORRERY_EINVAL, "orrery_cluster_load: NULL cluster or empty path");
-		// Build the new profile handles before touching the cluster so
-		// that an allocation failure cannot leave them out of step.
-		auto saved = std::make_unique<orrery::Cluster>(*c->c);
-		size_t d = saved->load(path);
-		std::map<uint32_t, orrery_profile> fresh;
-		for (const auto &kv : saved->jobs()) {
-			orrery_profile p;
-			p.p.pattern = kv.second.pattern;
-			fresh.emplace(kv.first, std::move(p));
-		}
-		c->c.swap(saved);
-		c->profiles.swap(fresh);
-		if (dropped)
-			*dropped = d;
+		load_into(c, dropped,
+			  [&](const orrery::Cluster &k) { return k.read_state(path); });
+	});
+}
+
+int orrery_cluster_load_data(orrery_cluster_t *c, const char *data, size_t len,
+			     const char *origin, size_t *dropped, orrery_error_t *err)
+{
+	return orrery::guard(err, [&] {
+		orrery::fault_point("state_load");
+		if (!c || (!data && len))
+			fail(ORRERY_EINVAL, "orrery_cluster_load_data: NULL cluster or data");
+		std::string text(data ? data : "", len);
+		std::string name = origin && *origin ? origin : "state data";
+		load_into(c, dropped,
+			  [&](const orrery::Cluster &k) { return k.parse_state(text, name); });
 	});
 }
 

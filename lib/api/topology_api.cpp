@@ -227,6 +227,26 @@ int orrery_topology_read_slurm(const char *path, orrery_hostlist_fn expand,
 	});
 }
 
+int orrery_topology_parse_slurm(const char *text, size_t len, const char *name,
+				orrery_hostlist_fn expand, void *expand_ctx,
+				uint64_t linkspeed_unit_mbps,
+				orrery_topology_t **out, orrery_error_t *err)
+{
+	if (out)
+		*out = nullptr;
+	return guard(err, [&] {
+		need(out, "out");
+		if (!text && len)
+			fail(ORRERY_EINVAL, "text is NULL");
+		auto h = std::make_unique<orrery_topology>();
+		h->t = orrery::parse_slurm_topology(
+			std::string(text ? text : "", len),
+			name && *name ? name : "topology.conf", expand, expand_ctx,
+			linkspeed_unit_mbps);
+		*out = h.release();
+	});
+}
+
 int orrery_topology_generate(const orrery_fabric_t *f, orrery_topology_t **out,
 			     orrery_error_t *err)
 {

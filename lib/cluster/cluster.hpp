@@ -70,9 +70,23 @@ public:
 
 	// State file (cluster/state_file.cpp, doc/orrery-state.5).
 	void save(const std::string &path) const;
-	// Returns jobs dropped (unknown nodes); leaves *this unchanged on error.
-	size_t load(const std::string &path);
+	// A state file read and checked against this cluster's topology, not
+	// yet applied: reading throws and leaves *this alone; apply() cannot
+	// fail.  (So that a caller keeping more beside the cluster, orrery.h's
+	// handle, needs no copy of the whole cluster to load all-or-nothing.)
+	struct Loaded {
+		std::map<uint32_t, RunningJob> jobs;
+		std::vector<std::vector<uint32_t>> link_jobs;
+		int64_t epoch_us = 0;
+		size_t dropped = 0;  // jobs on nodes the topology lacks
+	};
+	Loaded read_state(const std::string &path) const;
 	// Same, from bytes in memory (origin names them in messages).
+	Loaded parse_state(const std::string &data, const std::string &origin) const;
+	void apply(Loaded &&s) noexcept;
+	// read_state/parse_state + apply: returns jobs dropped (unknown nodes);
+	// leaves *this unchanged on error.
+	size_t load(const std::string &path);
 	size_t load_data(const std::string &data, const std::string &origin);
 	std::string serialise() const;
 

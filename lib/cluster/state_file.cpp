@@ -127,6 +127,30 @@ void Cluster::save(const std::string &path) const
 
 size_t Cluster::load(const std::string &path)
 {
+	Loaded s = read_state(path);
+	size_t dropped = s.dropped;
+	apply(std::move(s));
+	return dropped;
+}
+
+size_t Cluster::load_data(const std::string &data, const std::string &origin)
+{
+	Loaded s = parse_state(data, origin);
+	size_t dropped = s.dropped;
+	apply(std::move(s));
+	return dropped;
+}
+
+void Cluster::apply(Loaded &&s) noexcept
+{
+	jobs_.swap(s.jobs);
+	link_jobs_.swap(s.link_jobs);
+	epoch_us_ = s.epoch_us;
+	version_++;
+}
+
+Cluster::Loaded Cluster::read_state(const std::string &path) const
+{
 	// O_NONBLOCK: a FIFO planted as the state file must not hang
 	// slurmctld in open(); fstat() below refuses it.
 	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -173,7 +197,7 @@ size_t Cluster::load(const std::string &path)
 		}
 	}
 	close(fd);
-	return load_data(data, path);
+	return parse_state(data, path);
 }
 
 static bool parse_u64(const std::string &s, uint64_t max, uint64_t *out)
@@ -203,7 +227,8 @@ static bool parse_i64(const std::string &s, int64_t *out)
 	return true;
 }
 
-size_t Cluster::load_data(const std::string &data, const std::string &origin)
+Cluster::Loaded Cluster::parse_state(const std::string &data,
+				     const std::string &origin) const
 {
 	auto corrupt = [&](const std::string &why) {
 		fail(ORRERY_ECORRUPT, "state file '" + origin + "': " + why);
@@ -347,11 +372,12 @@ size_t Cluster::load_data(const std::string &data, const std::string &origin)
 			" jobs but the file holds " + std::to_string(seen_jobs));
 	for (auto &v : link_jobs)
 		std::sort(v.begin(), v.end());
-	jobs_.swap(jobs);
-	link_jobs_.swap(link_jobs);
-	epoch_us_ = epoch;
-	version_++;
-	return dropped;
+	Loaded out;
+	out.jobs.swap(jobs);
+	out.link_jobs.swap(link_jobs);
+	out.epoch_us = epoch;
+	out.dropped = dropped;
+	return out;
 }
 
 }  // namespace orrery

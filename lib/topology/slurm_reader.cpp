@@ -243,14 +243,16 @@ void Parser::check_tree()
 			child.parent_line = decls_[i].line;
 		}
 	}
-	// Cycles: walk up from each switch; a switch on a cycle comes back to
-	// itself (one that only leads into a cycle is reported via a member).
+	// Cycles: the first switch on one is named (one that only leads into
+	// a cycle is reported via a member).
+	std::vector<long> parent(decls_.size()), depth;
+	std::vector<char> on_cycle;
+	for (size_t i = 0; i < decls_.size(); i++)
+		parent[i] = decls_[i].parent.empty()
+			? -1 : (long)by_name_.at(decls_[i].parent);
+	walk_parents(parent, depth, on_cycle);
 	for (size_t i = 0; i < decls_.size(); i++) {
-		size_t cur = i, steps = 0;
-		while (!decls_[cur].parent.empty() && steps++ <= decls_.size()) {
-			cur = by_name_.at(decls_[cur].parent);
-			if (cur != i)
-				continue;
+		if (on_cycle[i]) {
 			std::string path = decls_[i].name;
 			size_t p = i;
 			do {

@@ -37,6 +37,44 @@ void Topology::add_node(const std::string &node, const std::string &leaf)
 	pending_leaf_.push_back(leaf);
 }
 
+void walk_parents(const std::vector<long> &parent, std::vector<long> &depth,
+		  std::vector<char> &on_cycle)
+{
+	size_t n = parent.size();
+	enum : char { kNew, kOnPath, kDone };
+	std::vector<char> state(n, kNew);
+	std::vector<size_t> path;
+	depth.assign(n, -1);
+	on_cycle.assign(n, 0);
+	for (size_t i = 0; i < n; i++) {
+		if (state[i] == kDone)
+			continue;
+		path.clear();
+		long v = (long)i;
+		while (v >= 0 && state[v] == kNew) {
+			state[v] = kOnPath;
+			path.push_back((size_t)v);
+			v = parent[v];
+		}
+		// v: -1 (above a root), a switch walked before, or a switch
+		// on this path (a cycle through v).
+		bool cyc = v >= 0 && (state[v] == kOnPath || depth[v] < 0);
+		if (v >= 0 && state[v] == kOnPath) {
+			long u = v;
+			do {
+				on_cycle[u] = 1;
+				u = parent[u];
+			} while (u != v);
+		}
+		long base = v >= 0 && !cyc ? depth[v] : -1;
+		for (size_t k = path.size(); k-- > 0;) {
+			size_t u = path[k];
+			state[u] = kDone;
+			depth[u] = cyc ? -1 : ++base;
+		}
+	}
+}
+
 void Topology::finalize()
 {
 	if (finalized_)
@@ -74,21 +112,20 @@ void Topology::finalize()
 	}
 	// Every switch must reach the root (no cycles); levels are the height
 	// above the leaves: leaf = 0, parent = 1 + max(child levels).
+	std::vector<long> parent(switches.size()), depth;
+	std::vector<char> on_cycle;
+	for (size_t i = 0; i < switches.size(); i++)
+		parent[i] = switches[i].parent;
+	walk_parents(parent, depth, on_cycle);
 	for (size_t i = 0; i < switches.size(); i++) {
-		size_t steps = 0;
-		for (long p = (long)i; p != root; p = switches[p].parent)
-			if (++steps > switches.size())
-				fail(ORRERY_EINVAL, "switch '" + switches[i].name +
-				     "' is on a cycle of parents");
+		if (depth[i] < 0)
+			fail(ORRERY_EINVAL, "switch '" + switches[i].name +
+			     "' is on a cycle of parents");
 		if (!switches[i].nodes.empty() && !switches[i].children.empty())
 			fail(ORRERY_EINVAL, "switch '" + switches[i].name +
 			     "' has both nodes and child switches; nodes must hang from leaf switches");
 	}
-	std::vector<int> order;  // post-order by depth: compute levels bottom-up
-	std::vector<int> depth(switches.size(), 0);
-	for (size_t i = 0; i < switches.size(); i++)
-		for (long p = switches[i].parent; p >= 0; p = switches[p].parent)
-			depth[i]++;
+	// bottom-up by depth
 	std::vector<size_t> idx(switches.size());
 	for (size_t i = 0; i < idx.size(); i++)
 		idx[i] = i;

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <orrery.h>
 
@@ -39,17 +38,6 @@ static inline void fuzz_check_error(int rc, const orrery_error_t *err)
 	n = strnlen(err->message, ORRERY_ERRMSG_MAX);
 	FUZZ_CHECK(n > 0 && n < ORRERY_ERRMSG_MAX, "message length %zu", n);
 	FUZZ_CHECK(!memchr(err->message, '\n', n), "newline in '%s'", err->message);
-}
-
-/* A temporary file's template for the targets that must give a parser a
- * path: in /dev/shm (tmpfs) where there is one, so that an execution costs
- * no disk I/O (on the CI disk, creating and removing a file in /tmp and
- * the save's fsyncs held state_file to 3,000 executions a second). */
-static inline void fuzz_tmp_template(char *buf, size_t len, const char *name)
-{
-	const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-
-	snprintf(buf, len, "%s/orrery-fuzz-%s.XXXXXX", dir, name);
 }
 
 /* A NUL-terminated copy of the fuzz input (malloc()ed). */

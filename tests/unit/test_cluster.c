@@ -325,6 +325,85 @@ static void test_bad_files(void **state)
 	unlink(fifo);
 }
 
+/* The whole of a file, malloc()ed to its exact size (no NUL after it). */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	buf = malloc((size_t)n);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* orrery_cluster_load_data: the same parser as the file, from a buffer
+ * with no NUL after it; errors name the origin; a bad buffer leaves the
+ * cluster as it was. */
+static void test_load_data(void **state)
+{
+	orrery_cluster_t *c = make_cluster(), *d = make_cluster();
+	orrery_error_t err;
+	size_t len, dropped = 99;
+	char *buf = slurp(STATE_DATA_DIR "/good.state", &len), *text = NULL;
+	uint32_t n[8];
+	uint64_t v;
+
+	(void)state;
+	if (orrery_cluster_load_data(c, buf, len, "mem", &dropped, &err))
+		fail_msg("%s", err.message);
+	assert_int_equal(dropped, 0);
+	assert_int_equal(orrery_cluster_load(d, STATE_DATA_DIR "/good.state", NULL, &err),
+			 ORRERY_OK);
+	assert_int_equal(orrery_cluster_job_count(c), 2);
+	assert_int_equal(orrery_cluster_epoch_us(c), orrery_cluster_epoch_us(d));
+	assert_int_equal(orrery_cluster_job_nodes(c, 7, n, 8), 3);
+	assert_int_equal(n[2], 4);
+
+	/* serialise -> load_data gives the same text again */
+	assert_int_equal(orrery_cluster_serialise(c, &text, &len, &err), ORRERY_OK);
+	assert_int_equal(orrery_cluster_load_data(d, text, len, NULL, NULL, &err),
+			 ORRERY_OK);
+	{
+		char *again = NULL;
+		size_t len2 = 0;
+		assert_int_equal(orrery_cluster_serialise(d, &again, &len2, &err), ORRERY_OK);
+		assert_int_equal(len2, len);
+		assert_memory_equal(again, text, len);
+		orrery_free(again);
+	}
+
+	/* one byte short of the end line's newline: truncated, named "mem" */
+	v = orrery_cluster_version(c);
+	assert_int_equal(orrery_cluster_load_data(c, text, len - 1, "mem", NULL, &err),
+			 ORRERY_ECORRUPT);
+	assert_non_null(strstr(err.message, "'mem'"));
+	assert_non_null(strstr(err.message, "truncated"));
+	assert_int_equal(orrery_cluster_version(c), v);
+	assert_int_equal(orrery_cluster_job_count(c), 2);
+	/* no origin: "state data" */
+	assert_int_equal(orrery_cluster_load_data(c, "", 0, NULL, NULL, &err),
+			 ORRERY_ECORRUPT);
+	assert_non_null(strstr(err.message, "'state data'"));
+	assert_int_equal(orrery_cluster_load_data(c, NULL, 5, NULL, NULL, &err),
+			 ORRERY_EINVAL);
+	assert_int_equal(orrery_cluster_load_data(NULL, text, len, NULL, NULL, &err),
+			 ORRERY_EINVAL);
+	assert_int_equal(orrery_cluster_job_count(c), 2);
+	orrery_free(text);
+	free(buf);
+	orrery_cluster_free(c);
+	orrery_cluster_free(d);
+}
+
 static void test_huge_files(void **state)
 {
 	char path[256];
@@ -450,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_load_data),
 		cmocka_unit_test(test_huge_files),
 		cmocka_unit_test(test_renamed_node),
 		cmocka_unit_test(test_fault_points),

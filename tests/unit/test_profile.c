@@ -428,6 +428,22 @@ static void test_model_specs(void **state)
 		      "unknown model 'bert_large' (did you mean 'bert-large'?)");
 	expect_reject("alexnet", ORRERY_EINVAL,
 		      "unknown model 'alexnet' (see orrery-profile(7) for the catalogue)");
+	/* The suggestion is the first closest name within the limit (a third
+	 * of the letters, 1..3), computed with a distance that stops at the
+	 * limit: at the limit it is shown, one past it not; ties go to the
+	 * catalogue's first. */
+	expect_reject("rsnt50", ORRERY_EINVAL,
+		      "unknown model 'rsnt50' (did you mean 'resnet50'?)");
+	expect_reject("rnt50", ORRERY_EINVAL,
+		      "unknown model 'rnt50' (see orrery-profile(7) for the catalogue)");
+	expect_reject("wideresnet1012", ORRERY_EINVAL,
+		      "unknown model 'wideresnet1012' (did you mean 'wideresnet101-2'?)");
+	expect_reject("wdrsnt101-2", ORRERY_EINVAL,
+		      "unknown model 'wdrsnt101-2' (see orrery-profile(7) for the catalogue)");
+	expect_reject("vgg17", ORRERY_EINVAL,
+		      "unknown model 'vgg17' (did you mean 'vgg11'?)");
+	expect_reject("gpt3-xk", ORRERY_EINVAL,
+		      "unknown model 'gpt3-xk' (did you mean 'gpt3-xl'?)");
 	expect_reject("gpt2:bacth=32", ORRERY_EINVAL,
 		      "unknown parameter 'bacth' for model 'gpt2' "
 		      "(accepted: batch, gpu, overlap, precision, seq)");
