@@ -13,7 +13,10 @@
  * or after its apply_us (a slot boundary of the old gate that the
  * controller put channel_lead_ms ahead); every rank holding it by then
  * switches at the same boundary.  A rank that reads it only after apply_us
- * switches at its next boundary and counts a late switch.
+ * switches at its next boundary and counts a late switch.  A record with
+ * apply_us at or before pub_us was given no lead (a newcomer's launch
+ * gate turned off before its tasks ran): it holds from the first boundary
+ * after it is read and is never late.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -130,6 +133,13 @@ static void add_counts(orrery_gate_stats_t *to, const orrery_gate_stats_t *s)
 	to->disables += s->disables;
 }
 
+/* Read after the instant every rank was to switch at; a record with no
+ * lead (apply_us <= pub_us) has no such instant. */
+static int late(const orrc_record_t *r)
+{
+	return r->apply_us > r->pub_us && rt.chan_rec_seen_us > r->apply_us;
+}
+
 static void apply(int64_t now_us)
 {
 	const orrc_record_t *r = &rt.chan_rec;
@@ -159,13 +169,13 @@ static void apply(int64_t now_us)
 	rt.chan_pending = 0;
 	rt.chan_gen = r->gen;
 	rt.updates_applied++;
-	if (rt.chan_rec_seen_us > r->apply_us)
+	if (late(r))
 		rt.late_switches++;
 	rt.last_apply_us = now_us;
 	rt.last_pub_us = r->pub_us;
 	rt_log(1, RT_PREFIX "rank %ld: channel gen %" PRIu64 " applied %" PRId64 " us after its apply-at time%s: gate %s",
 	       rt.rank, r->gen, now_us - r->apply_us,
-	       rt.chan_rec_seen_us > r->apply_us ? " (late: read after it)" : "",
+	       late(r) ? " (late: read after it)" : "",
 	       r->gate ? "on" : "off");
 	if (rt.stats_path[0])
 		rt_write_stats_locked();	/* seen while the job runs */

@@ -130,6 +130,21 @@ else
 	not_ok "A alone on its links: its launch gate switched off" \
 		"record: $(timeout 5 scontrol show job "$a" | grep -o 'ORRG1:[^ ]*')" "$(grep 'channel' "$CTLD_LOG" | tail -n 3)"
 fi
+# That record has no lead: A's tasks did not run yet when it was made,
+# so it holds from their first iteration boundary after the poller read
+# it (select-orrery(8), CHANNEL), and no rank counts a late switch.
+ap=$(orrc "$a" apply_us) pu=$(orrc "$a" pub_us) gated="" bad=""
+for r in 0 1 2 3 4; do
+	f=$OUT/A.stats.$r
+	[ "$(stat_of "$f" late_switches)" = 0 ] || bad="$bad rank$r:late_switches=$(stat_of "$f" late_switches)"
+	gated="$gated $(( $(stat_of "$f" phases) - $(stat_of "$f" passthrough) ))"
+done
+echo "# A's iterations gated before its launch gate went off, per rank:$gated"
+if [ -n "$ap" ] && [ "$ap" = "$pu" ] && [ -z "$bad" ]; then
+	ok "A's launch gate off from its start: apply_us = pub_us (no lead), no late switch on any rank"
+else
+	not_ok "A's launch gate off from its start (apply_us = pub_us, no late switch)" "apply_us=$ap pub_us=$pu" $bad
+fi
 b=$(submit B 1200)
 if wait_running "$b"; then
 	ok "jobs A ($a) and B ($b) run, 5 nodes each across both leaves"

@@ -375,8 +375,8 @@ static void record_mode_timeline(void **state)
  * temporary name, then renamed (mode as given). */
 static char chan_path[320];
 
-static void chan_write(uint32_t job, uint64_t gen, int gate, int64_t period,
-		       int64_t shift, int64_t apply, mode_t mode)
+static void chan_write_pub(uint32_t job, uint64_t gen, int gate, int64_t period,
+			   int64_t shift, int64_t apply, int64_t pub, mode_t mode)
 {
 	char tmp[340];
 	FILE *f;
@@ -386,11 +386,18 @@ static void chan_write(uint32_t job, uint64_t gen, int gate, int64_t period,
 	CHECK(f);
 	fprintf(f, "job_id=%u\ngen=%" PRIu64 "\ngate=%s\nperiod_us=%" PRId64 "\nshift_us=%" PRId64
 		"\nepoch_us=1000000\napply_us=%" PRId64 "\npub_us=%" PRId64 "\nmode=%s\n",
-		job, gen, gate ? "on" : "off", period, shift, apply, (int64_t)(apply - 2000 * MS),
+		job, gen, gate ? "on" : "off", period, shift, apply, pub,
 		gate ? "divide" : "alone");
 	CHECK(fclose(f) == 0);
 	CHECK(chmod(tmp, mode) == 0);
 	CHECK(rename(tmp, chan_path) == 0);
+}
+
+/* A record published channel_lead_ms (2 s) ahead of its apply-at time. */
+static void chan_write(uint32_t job, uint64_t gen, int gate, int64_t period,
+		       int64_t shift, int64_t apply, mode_t mode)
+{
+	chan_write_pub(job, gen, gate, period, shift, apply, apply - 2000 * MS, mode);
 }
 
 static void body_channel(void)
@@ -441,6 +448,40 @@ static void body_channel(void)
 	CHECK(r == T + 2350 * MS);
 }
 
+/* A newcomer alone: its gen 1 turns the launch gate off with no lead
+ * (apply_us = pub_us, both before the first iteration).  Its first phase
+ * is released at once, and the switch is not late. */
+static void body_channel_at_launch(void)
+{
+	const int64_t T = 5000000 * MS;
+	orrery_runtime_stats_t s;
+
+	chan_write_pub(77, 1, 0, 0, 0, T - 500 * MS, T - 500 * MS, 0644);
+	CHECK(orrery_runtime_init() == 1);
+	CHECK(orrery_runtime_release_at(T + 20 * MS) == T + 20 * MS);
+	orrery_runtime_stats(&s);
+	CHECK(s.updates_applied == 1 && s.channel_gate == 0 && s.channel_gen == 1);
+	CHECK(s.late_switches == 0 && s.last_apply_us == T + 20 * MS);
+	CHECK(s.phases == 1 && s.passthrough == 1);
+}
+
+static void channel_off_at_launch(void **state)
+{
+	char env_chan[400];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();	/* the runtime accepts only root-owned files */
+	snprintf(chan_path, sizeof(chan_path), "%s/77.channel", dir);
+	snprintf(env_chan, sizeof(env_chan), "ORRERY_CHANNEL=%s", chan_path);
+	assert_int_equal(child(body_channel_at_launch, "ORRERY_PERIOD_US=100000",
+			       "ORRERY_EPOCH_US=1000000", "ORRERY_SHIFT_US=0",
+			       "SLURM_JOB_ID=77", env_chan, "ORRERY_RUNTIME_VERBOSE=1",
+			       NULL), 0);
+	assert_null(strstr(slurp(err_path), "(late: read after it)"));
+	unlink(chan_path);
+}
+
 static void channel_updates(void **state)
 {
 	char env_chan[400];
@@ -470,6 +511,7 @@ int main(void)
 		cmocka_unit_test(stats_file_noop_says_why),
 		cmocka_unit_test(record_mode_timeline),
 		cmocka_unit_test(channel_updates),
+		cmocka_unit_test(channel_off_at_launch),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -269,7 +269,7 @@ static int64_t apply_time(const orrc_record_t *eff, int64_t t)
  * job's AdminComment once on disk (durable()).  chan_mtx held. */
 static void decide(job_record_t *job_ptr, const orrc_record_t *eff,
 		   const orrery_division_job_t *dj, const char *mode,
-		   int64_t epoch, uint32_t lead_ms)
+		   int64_t epoch, uint32_t lead_ms, int at_launch)
 {
 	orrc_record_t r = { 0 };
 	struct pend *e;
@@ -282,7 +282,12 @@ static void decide(job_record_t *job_ptr, const orrc_record_t *eff,
 	r.shift_us = r.gate ? dj->shift_us : 0;
 	r.epoch_us = epoch;
 	r.pub_us = t;
-	r.apply_us = apply_time(eff, t + (int64_t) lead_ms * 1000);
+	/* at_launch: a newcomer's own record that turns its gate off.  None
+	 * of its tasks runs yet and it has no neighbour to switch with, so
+	 * it holds from the start (apply_us = pub_us: no lead), and its
+	 * ranks that read it before their first iteration never gate. */
+	r.apply_us = at_launch && !r.gate ? t :
+		apply_time(eff, t + (int64_t) lead_ms * 1000);
 	snprintf(r.mode, sizeof(r.mode), "%s", mode);
 	if (orrc_format_token(&r, tok, sizeof(tok)) < 0) {
 		error("select/orrery: channel: %pJ: cannot form its record; it keeps its gate",
@@ -403,7 +408,8 @@ static size_t decide_changes(orrery_cluster_t *c, orrery_division_t *d,
 			continue;
 		if (!differs(&eff, &want))
 			continue;
-		decide(job_ptr, &eff, &want, mode, epoch, lead_ms);
+		decide(job_ptr, &eff, &want, mode, epoch, lead_ms,
+		       begun && job_id && want.job_id == job_id);
 		changed++;
 	}
 	return changed;
