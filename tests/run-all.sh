@@ -155,7 +155,7 @@ if [ $skip_cluster -eq 0 ]; then
 		step "live channel ($sv): gates re-aligned in running jobs when a neighbour leaves, fails or is requeued, user tampering, kill -9 of slurmctld inside the saver gap"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/channel/cluster.sh" --build-dir "$build/obj"
 		record "channel (live re-alignment, $sv)" $?
-		step "netbed ($sv): two TCP ring jobs through Slurm in a namespace fabric, cons_tres vs orrery's gate (real packets)"
+		step "netbed ($sv): two TCP ring jobs through Slurm in a namespace fabric, cons_tres vs orrery's gate, drop-tail and fair-arbitrated uplinks (real packets)"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/netbed/run.sh" --build-dir "$build/obj"
 		record "netbed (real packets, $sv)" $?
 		step "netbed 3-tier ($sv): leaf, aggregation and spine namespaces with ECMP at each tier, traffic across the spines, nothing left behind"

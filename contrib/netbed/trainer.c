@@ -1,8 +1,10 @@
 /*
  * orrery-netbed-trainer - a synthetic data-parallel trainer without a GPU:
  * per iteration a compute phase of a given time, then a real ring
- * all-reduce of a given size over TCP between the job's ranks (one
- * connection to the right neighbour, one from the left), gated by
+ * all-reduce of a given size over TCP between the job's ranks (--channels
+ * K connections to the right neighbour and K from the left, each ring
+ * step's chunk striped over them, as NCCL spreads a ring over channels;
+ * default 1), gated by
  * liborrery-runtime.  Prints one line per iteration and a summary with
  * the gate's statistics; --print-profile prints the comm profile derived
  * from its own parameters and the ring's bottleneck rate.  See
@@ -36,9 +38,10 @@
  * neighbour's and the gate does not miss slots on jitter.  With 9000-byte
  * frames the same ring reaches 0.97. */
 #define NETBED_EFFICIENCY 0.84
+#define MAX_CHANNELS 16
 
 struct opts {
-	int rank, nranks, port, iters, warmup, spin, print_profile, window;
+	int rank, nranks, port, iters, warmup, spin, print_profile, window, channels;
 	double compute_ms, rate_mbit, efficiency;
 	long long bytes, start_at_us;
 	const char *peers, *cc, *out;
@@ -91,11 +94,19 @@ static double ring_bytes(long long bytes, int n)
 	return n < 2 ? 0 : 2.0 * (n - 1) / n * (double)bytes;
 }
 
+/* The Up phase is the ring's bytes at --efficiency of the rate, so that
+ * it holds the transfer with room to spare (the gate's slot); its demand
+ * is those bytes over that time, the average rate the phase needs, so
+ * that a model sending demand x duration sends what the ring sends (at
+ * the full rate it would send the slack as well: 1.18x the bytes at
+ * 0.85). */
 static void print_profile(const struct opts *o)
 {
-	double up_ms = ring_bytes(o->bytes, o->nranks) * 8 / (o->rate_mbit * 1e3) / o->efficiency;
+	double bits = ring_bytes(o->bytes, o->nranks) * 8;
+	double up_ms = bits / (o->rate_mbit * 1e3) / o->efficiency;
 	long c = (long)(o->compute_ms + 0.5), u = (long)(up_ms + 0.999);
-	printf("period=%ldms;up=%ldms+%ldms@%ldMbps\n", c + u, c, u, (long)(o->rate_mbit + 0.5));
+	long d = (long)(bits / ((double)u * 1e3) + 0.5);
+	printf("period=%ldms;up=%ldms+%ldms@%ldMbps\n", c + u, c, u, d > 0 ? d : 1);
 }
 
 static const char *peer(const struct opts *o, int r, char *buf, size_t n)
@@ -132,7 +143,9 @@ static void tune(int fd, const struct opts *o)
 		die("TCP_CONGESTION %s refused", o->cc);
 }
 
-static int connect_right(const struct opts *o, int64_t deadline)
+/* One connection to the right neighbour for channel ch; the handshake
+ * names this rank and the channel. */
+static int connect_right(const struct opts *o, int ch, int64_t deadline)
 {
 	char addr[256], port[16];
 	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai;
@@ -144,7 +157,7 @@ static int connect_right(const struct opts *o, int64_t deadline)
 		int fd = socket(AF_INET, SOCK_STREAM, 0);
 		tune(fd, o);
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-			uint32_t me = htonl((uint32_t)o->rank);
+			uint32_t me = htonl((uint32_t)o->rank << 8 | (uint32_t)ch);
 			if (write(fd, &me, 4) != 4)
 				die("handshake to %s failed", addr);
 			freeaddrinfo(ai);
@@ -157,40 +170,62 @@ static int connect_right(const struct opts *o, int64_t deadline)
 	}
 }
 
-static int accept_left(int lfd, const struct opts *o)
+/* The K connections from the left neighbour, each in its channel's slot. */
+static void accept_left(int lfd, const struct opts *o, int *left)
 {
-	uint32_t who;
-	int fd = accept(lfd, NULL, NULL);
-	if (fd < 0 || read(fd, &who, 4) != 4)
-		die("accept from the left neighbour failed%s", "");
-	if ((int)ntohl(who) != (o->rank + o->nranks - 1) % o->nranks)
-		die("unexpected peer on the listening port%s", "");
-	tune(fd, o);
-	return fd;
+	for (int i = 0; i < o->channels; i++) {
+		uint32_t who;
+		int ch, fd = accept(lfd, NULL, NULL);
+		if (fd < 0 || read(fd, &who, 4) != 4)
+			die("accept from the left neighbour failed%s", "");
+		who = ntohl(who);
+		ch = (int)(who & 0xff);
+		if ((int)(who >> 8) != (o->rank + o->nranks - 1) % o->nranks ||
+		    ch >= o->channels || left[ch] >= 0)
+			die("unexpected peer on the listening port%s", "");
+		tune(fd, o);
+		left[ch] = fd;
+	}
 }
 
-static void xfer(int sfd, const char *sbuf, size_t slen, int rfd, char *rbuf, size_t rlen)
+/* One ring step: slen bytes to the right and rlen from the left, each
+ * striped over the k channels (stripe i of a chunk on connection i; both
+ * ends cut the same chunk the same way). */
+static void xfer(const int *sfd, const char *sbuf, size_t slen, const int *rfd, char *rbuf,
+		 size_t rlen, int k)
 {
-	size_t s = 0, r = 0;
-	while (s < slen || r < rlen) {
-		struct pollfd p[2] = {{sfd, s < slen ? POLLOUT : 0, 0}, {rfd, r < rlen ? POLLIN : 0, 0}};
-		if (poll(p, 2, 30000) <= 0)
-			die("ring step stalled for 30 s%s", "");
-		if (p[0].revents & (POLLOUT | POLLERR | POLLHUP)) {
-			ssize_t k = send(sfd, sbuf + s, slen - s, MSG_DONTWAIT | MSG_NOSIGNAL);
-			if (k < 0 && errno != EAGAIN)
-				die("send to the right neighbour: %s", strerror(errno));
-			if (k > 0)
-				s += (size_t)k;
+	size_t s[MAX_CHANNELS], r[MAX_CHANNELS], se[MAX_CHANNELS], re[MAX_CHANNELS];
+	struct pollfd p[2 * MAX_CHANNELS];
+	int left = 0;
+	for (int i = 0; i < k; i++) {
+		s[i] = slen * (size_t)i / (size_t)k, se[i] = slen * (size_t)(i + 1) / (size_t)k;
+		r[i] = rlen * (size_t)i / (size_t)k, re[i] = rlen * (size_t)(i + 1) / (size_t)k;
+		left += (s[i] < se[i]) + (r[i] < re[i]);
+	}
+	while (left > 0) {
+		for (int i = 0; i < k; i++) {
+			p[2 * i] = (struct pollfd){sfd[i], s[i] < se[i] ? POLLOUT : 0, 0};
+			p[2 * i + 1] = (struct pollfd){rfd[i], r[i] < re[i] ? POLLIN : 0, 0};
 		}
-		if (p[1].revents & (POLLIN | POLLERR | POLLHUP)) {
-			ssize_t k = recv(rfd, rbuf + r, rlen - r, MSG_DONTWAIT);
-			if (k == 0)
-				die("the left neighbour closed the connection%s", "");
-			if (k < 0 && errno != EAGAIN)
-				die("recv from the left neighbour: %s", strerror(errno));
-			if (k > 0)
-				r += (size_t)k;
+		if (poll(p, (nfds_t)(2 * k), 30000) <= 0)
+			die("ring step stalled for 30 s%s", "");
+		for (int i = 0; i < k; i++) {
+			if (s[i] < se[i] && (p[2 * i].revents & (POLLOUT | POLLERR | POLLHUP))) {
+				ssize_t n = send(sfd[i], sbuf + s[i], se[i] - s[i], MSG_DONTWAIT | MSG_NOSIGNAL);
+				if (n < 0 && errno != EAGAIN)
+					die("send to the right neighbour: %s", strerror(errno));
+				if (n > 0 && (s[i] += (size_t)n) == se[i])
+					left--;
+			}
+			if (r[i] < re[i] && (p[2 * i + 1].revents & (POLLIN | POLLERR | POLLHUP))) {
+				ssize_t n = recv(rfd[i], rbuf + r[i], re[i] - r[i], MSG_DONTWAIT);
+				if (n == 0)
+					die("the left neighbour closed the connection%s", "");
+				if (n < 0 && errno != EAGAIN)
+					die("recv from the left neighbour: %s", strerror(errno));
+				if (n > 0 && (r[i] += (size_t)n) == re[i])
+					left--;
+			}
 		}
 	}
 }
@@ -198,7 +233,8 @@ static void xfer(int sfd, const char *sbuf, size_t slen, int rfd, char *rbuf, si
 /* Ring all-reduce (sum of floats): n-1 reduce-scatter steps, n-1
  * all-gather steps, each sending one chunk right and receiving one from
  * the left. */
-static void allreduce(float *v, size_t count, int rank, int n, int right, int left, float *tmp)
+static void allreduce(float *v, size_t count, int rank, int n, const int *right, const int *left,
+		      int k, float *tmp)
 {
 	size_t chunk = (count + n - 1) / n;
 #define LO(c) ((size_t)(c) * chunk < count ? (size_t)(c) * chunk : count)
@@ -206,14 +242,14 @@ static void allreduce(float *v, size_t count, int rank, int n, int right, int le
 	for (int st = 0; st < n - 1; st++) {
 		int sc = (rank - st + n) % n, rc = (rank - st - 1 + n) % n;
 		xfer(right, (char *)(v + LO(sc)), (HI(sc) - LO(sc)) * 4, left, (char *)tmp,
-		     (HI(rc) - LO(rc)) * 4);
+		     (HI(rc) - LO(rc)) * 4, k);
 		for (size_t i = LO(rc); i < HI(rc); i++)
 			v[i] += tmp[i - LO(rc)];
 	}
 	for (int st = 0; st < n - 1; st++) {
 		int sc = (rank + 1 - st + n) % n, rc = (rank - st + n) % n;
 		xfer(right, (char *)(v + LO(sc)), (HI(sc) - LO(sc)) * 4, left, (char *)(v + LO(rc)),
-		     (HI(rc) - LO(rc)) * 4);
+		     (HI(rc) - LO(rc)) * 4, k);
 	}
 #undef LO
 #undef HI
@@ -243,7 +279,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: orrery-netbed-trainer --peers A0,A1,... [--rank R] [--port P]\n"
 		"         [--iters N] [--warmup W] [--compute-ms C] [--spin] --bytes B\n"
-		"         [--window BYTES] [--cc NAME] [--start-at US] [--out FILE]\n"
+		"         [--window BYTES] [--cc NAME] [--channels K] [--start-at US]\n"
+		"         [--out FILE]\n"
 		"       orrery-netbed-trainer --print-profile --ranks N --bytes B\n"
 		"         --compute-ms C --rate MBIT [--efficiency E]\n");
 }
@@ -251,16 +288,17 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct opts o = {.rank = -1, .nranks = 0, .port = 31100, .iters = 20, .warmup = 2,
-			 .compute_ms = 100, .bytes = 1 << 20, .efficiency = NETBED_EFFICIENCY};
+			 .compute_ms = 100, .bytes = 1 << 20, .efficiency = NETBED_EFFICIENCY,
+			 .channels = 1};
 	enum { O_PEERS = 256, O_RANK, O_PORT, O_ITERS, O_WARM, O_COMP, O_SPIN, O_BYTES, O_WIN,
-	       O_CC, O_START, O_OUT, O_PROF, O_RANKS, O_RATE, O_EFF };
+	       O_CC, O_START, O_OUT, O_PROF, O_RANKS, O_RATE, O_EFF, O_CHAN };
 	static const struct option lo[] = {
 		{"peers", 1, 0, O_PEERS}, {"rank", 1, 0, O_RANK}, {"port", 1, 0, O_PORT},
 		{"iters", 1, 0, O_ITERS}, {"warmup", 1, 0, O_WARM}, {"compute-ms", 1, 0, O_COMP},
 		{"spin", 0, 0, O_SPIN}, {"bytes", 1, 0, O_BYTES}, {"window", 1, 0, O_WIN},
 		{"cc", 1, 0, O_CC}, {"start-at", 1, 0, O_START}, {"out", 1, 0, O_OUT},
 		{"print-profile", 0, 0, O_PROF}, {"ranks", 1, 0, O_RANKS}, {"rate", 1, 0, O_RATE},
-		{"efficiency", 1, 0, O_EFF},
+		{"efficiency", 1, 0, O_EFF}, {"channels", 1, 0, O_CHAN},
 		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	int c, port_set = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -275,6 +313,7 @@ int main(int argc, char **argv)
 		case O_BYTES: o.bytes = num(optarg, "--bytes", 4, 1LL << 32); break;
 		case O_WIN: o.window = (int)num(optarg, "--window", 4096, 1 << 28); break;
 		case O_CC: o.cc = optarg; break;
+		case O_CHAN: o.channels = (int)num(optarg, "--channels", 1, MAX_CHANNELS); break;
 		case O_START: o.start_at_us = num(optarg, "--start-at", 0, 1LL << 62); break;
 		case O_OUT: o.out = optarg; break;
 		case O_PROF: o.print_profile = 1; break;
@@ -331,23 +370,27 @@ int main(int argc, char **argv)
 	orrery_runtime_init();
 	orrery_runtime_set_source("app");
 
-	int right = -1, left = -1;
+	int right[MAX_CHANNELS], left[MAX_CHANNELS];
+	for (int i = 0; i < MAX_CHANNELS; i++)
+		right[i] = left[i] = -1;
 	if (o.nranks > 1) {
 		int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o.port)};
 		setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 		tune(lfd, &o);
-		if (bind(lfd, (struct sockaddr *)&sa, sizeof sa) || listen(lfd, 4))
+		if (bind(lfd, (struct sockaddr *)&sa, sizeof sa) || listen(lfd, o.channels + 4))
 			die("cannot listen on port %s", strerror(errno));
 		int64_t deadline = now_us() + 60000000;
 		/* Even ranks connect first, odd ranks accept first: no
 		 * ordering deadlock, and with 2 ranks two connections. */
 		if (o.rank % 2 == 0) {
-			right = connect_right(&o, deadline);
-			left = accept_left(lfd, &o);
+			for (int i = 0; i < o.channels; i++)
+				right[i] = connect_right(&o, i, deadline);
+			accept_left(lfd, &o, left);
 		} else {
-			left = accept_left(lfd, &o);
-			right = connect_right(&o, deadline);
+			accept_left(lfd, &o, left);
+			for (int i = 0; i < o.channels; i++)
+				right[i] = connect_right(&o, i, deadline);
 		}
 		close(lfd);
 	}
@@ -372,7 +415,7 @@ int main(int argc, char **argv)
 		int64_t waited = orrery_runtime_wait_for_slot();
 		int64_t t1 = now_us();
 		if (o.nranks > 1)
-			allreduce(v, count, o.rank, o.nranks, right, left, tmp);
+			allreduce(v, count, o.rank, o.nranks, right, left, o.channels, tmp);
 		int64_t t2 = now_us();
 		orrery_runtime_record(t1, t2, (uint64_t)o.bytes, "ring", "allreduce");
 		/* Scale back so the values stay finite and checkable. */

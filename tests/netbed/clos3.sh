@@ -103,6 +103,37 @@ echo "$st" | grep -q '^drops_p0a1_u1=' && echo "$st" | grep -q '^drops_s1_p1a0='
 "$NETBED" down --tag "$TAG"
 [ "$(left)" -eq 0 ] && ok "down: no namespace onb-$TAG-* left" || not_ok "down leaves nothing" "$(left) left"
 
+# --arbitration hosts: every link between switches, the aggregation
+# routers' and spines' included, has one queue per source host (4 hosts
+# and one for the rest, under the port's class), chosen by u32 on the
+# source address; a ring still runs through it.
+if "$NETBED" up "${UP[@]}" --arbitration hosts 2>"$STATE/up-hosts.err"; then
+	nf=$(ip netns exec "onb-$TAG-s1" tc filter show dev p1a0 2>/dev/null | grep -c 'match 0a00..02/ffffffff')
+	nc=$(ip netns exec "onb-$TAG-p0a1" tc class show dev u1 2>/dev/null | grep -c 'parent 1:1 ')
+	nq=$(ip netns exec "onb-$TAG-l0" tc qdisc show dev u0 2>/dev/null | grep -c '^qdisc bfifo')
+	[ "$nf" -eq 4 ] && [ "$nc" -eq 5 ] && [ "$nq" -eq 5 ] &&
+		ok "--arbitration hosts: a queue per source host on the spine, aggregation and leaf ports (4 filters, 5 classes, 5 queues)" ||
+		not_ok "--arbitration hosts: a queue per source host" "filters $nf (want 4), classes $nc (want 5), queues $nq (want 5)"
+	for r in 0 1; do
+		"$NETBED" exec "node0$([ $r -eq 0 ] && echo 1 || echo 3)" --state-dir "$FAB" -- "$TRAINER" \
+			--peers 10.0.1.2,10.0.3.2 --rank $r --port $((PORT + 5)) --iters 3 --warmup 1 \
+			--compute-ms 10 --bytes 1048576 --channels 2 --cc bbr >"$STATE/h.$r" 2>&1 &
+		pids[$r]=$!
+	done
+	rc=0
+	for r in 0 1; do wait "${pids[$r]}" || rc=1; done
+	[ $rc -eq 0 ] && [ "$(grep -l '^summary: .*check=1 ' "$STATE"/h.* | wc -l)" -eq 2 ] &&
+		ok "--arbitration hosts: a 2-rank ring of 2 channels across the spines completed (all-reduce checked)" ||
+		not_ok "--arbitration hosts: a ring across the spines" "rc=$rc" "$(tail -n 2 "$STATE"/h.*)"
+else
+	not_ok "3-tier fabric up with --arbitration hosts" "$(cat "$STATE/up-hosts.err")"
+fi
+"$NETBED" down --tag "$TAG"
+[ "$(left)" -eq 0 ] || not_ok "down after --arbitration hosts leaves nothing" "$(left) left"
+msg=$("$NETBED" up "${UP[@]}" --arbitration wfq 2>&1)
+[ $? -ne 0 ] && [ "$(left)" -eq 0 ] && echo "$msg" | grep -q "arbitration 'wfq': fifo or hosts" &&
+	ok "--arbitration wfq is refused, naming what is accepted" || not_ok "--arbitration wfq refused" "$msg"
+
 # run: torn down when the command fails, and on a signal.
 "$NETBED" run "${UP[@]}" -- false 2>/dev/null
 rc=$?

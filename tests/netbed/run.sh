@@ -19,11 +19,26 @@
 # TCP retransmitted segments in the host namespaces (nstat), both over
 # the policy's two jobs; sim_iter_ms_mean: orrery-sim on the same jobs,
 # fabric and policy (cons_tres -> its "default" tree best fit).
-# Asserted (what a user notices): the gate makes the mean iteration at
-# least 1.3x shorter than the two ungated policies pooled (cons_tres and
-# orrery-place: the same jobs on the same nodes, both ungated) and drops
-# at least 5x fewer than cons_tres; every policy's simulated mean within
-# 15% of the measured one.
+# Asserted (what a user notices): the gate drops at least 5x fewer
+# packets than cons_tres and costs the jobs at most 10% against the two
+# ungated policies pooled (cons_tres and orrery-place: the same jobs on
+# the same nodes, both ungated); the gated policy's simulated mean within
+# 15% of the measured one.  The 1.3x and the ungated predictions are
+# printed: on a drop-tail queue two ungated TCP rings that start together
+# drift apart by themselves in some runs (the flow that leads keeps more
+# of the queue), and interleave without any gate (doc/netbed-report.md).
+#
+# Scenario a-fair: scenario a's jobs and fabric, but every link between
+# switches serves one queue per source host round robin (orrery-netbed
+# --arbitration hosts): each sender gets an equal share of a shared
+# uplink, as credit-based fabrics and fair rate control give, so two
+# ungated rings that start together stay colliding, as the simulator's
+# max-min model has them.  Asserted: the gate at least 1.2x shorter than
+# ungated (NETBED_MIN_SPEEDUP_FAIR; the issue's 1.3x is printed met or
+# not: with this workload the most the gate can give is about 1.34x, and
+# one slot missed on a stall costs a whole period, 0.05x), every
+# policy's simulated mean within 15%.  Drops are printed only: no queue
+# is shared.
 #
 # Scenario a3 (make netbed; printed as scenario=a jobs=3): three
 # 2-node jobs, each pinned (-w) from a leaf0 host to a leaf1 host of 2
@@ -46,15 +61,17 @@
 #
 # Usage: tests/netbed/run.sh [--build-dir DIR] [--state-dir DIR]
 #                            [--port-base P] [--keep]
-# Env: NETBED_SCENARIOS (default "a"), NETBED_ITERS (default 16),
+# Env: NETBED_SCENARIOS (default "a a-fair"), NETBED_ITERS (default 16),
 # NETBED_LINES=FILE (append the netbed: lines there too),
-# NETBED_MIN_SPEEDUP (default 0.9: the gate costs at most 10%; the
-# issue's target, 1.3, is printed met or not and asserted when given, as
-# `make netbed' does) and NETBED_SIM_TOLERANCE (percent, default 15: the
-# gated policy's prediction is asserted; the ungated ones only when the
-# variable is given);
+# NETBED_MIN_SPEEDUP (scenario a, default 0.9: the gate costs at most
+# 10%; the issue's target, 1.3, is printed met or not and asserted when
+# given, as `make netbed' does), NETBED_MIN_SPEEDUP_FAIR (scenario
+# a-fair, default 1.2) and NETBED_SIM_TOLERANCE (percent, default 15: the
+# gated policy's prediction is asserted, and in a-fair every policy's; in
+# a the ungated ones only when the variable is given);
 # NETBED_EFFICIENCY (the trainer's --efficiency for its profile, default
-# 0.85), NETBED_TAG (the fabric's tag, default pPORT).  Run as root.
+# 0.9), NETBED_CHANNELS (the trainer's --channels: connections per ring
+# neighbour, default 1), NETBED_TAG (the fabric's tag, default pPORT).  Run as root.
 # Starts and always stops its own clusters and fabric (namespaces
 # onb-TAG-*).  Last line: "N passed, M failed".
 set -u -o pipefail
@@ -81,11 +98,13 @@ FAB=$STATE.fabric
 TAG=${NETBED_TAG:-p$PORT_BASE}
 ITERS=${NETBED_ITERS:-16}
 WARMUP=2
-SCENARIOS=${NETBED_SCENARIOS:-a}
+SCENARIOS=${NETBED_SCENARIOS:-a a-fair}
 MIN_SPEEDUP=${NETBED_MIN_SPEEDUP:-0.9}
+MIN_SPEEDUP_FAIR=${NETBED_MIN_SPEEDUP_FAIR:-1.2}
 SIM_TOL=${NETBED_SIM_TOLERANCE:-15}
-[[ $MIN_SPEEDUP =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ $SIM_TOL =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
-	{ echo "$PROG: NETBED_MIN_SPEEDUP and NETBED_SIM_TOLERANCE take numbers" >&2; exit 2; }
+[[ $MIN_SPEEDUP =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ $MIN_SPEEDUP_FAIR =~ ^[0-9]+(\.[0-9]+)?$ ]] &&
+	[[ $SIM_TOL =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+	{ echo "$PROG: NETBED_MIN_SPEEDUP, NETBED_MIN_SPEEDUP_FAIR and NETBED_SIM_TOLERANCE take numbers" >&2; exit 2; }
 [[ $ITERS =~ ^[0-9]+$ ]] && [ "$ITERS" -gt "$WARMUP" ] && [ "$ITERS" -le 1000 ] ||
 	{ echo "$PROG: NETBED_ITERS: $ITERS (accepted: $((WARMUP + 1)) to 1000)" >&2; exit 2; }
 cs_extra_cleanup() {
@@ -108,7 +127,13 @@ cs_trap
 # one stalling in loss recovery (with cubic such stalls shift one job
 # against the other at random; see doc/netbed-report.md).
 HOST_MBIT=200 UPLINK_MBIT=100 QUEUE=120000 MTU=9000
-BYTES=3145728 WINDOW=65536 RTO_MIN=20 CC=bbr EFFICIENCY=${NETBED_EFFICIENCY:-0.85}
+BYTES=3145728 WINDOW=65536 RTO_MIN=20 CC=bbr EFFICIENCY=${NETBED_EFFICIENCY:-0.9}
+CHANNELS=${NETBED_CHANNELS:-1}
+[[ $CHANNELS =~ ^[0-9]+$ ]] && [ "$CHANNELS" -ge 1 ] && [ "$CHANNELS" -le 16 ] ||
+	{ echo "$PROG: NETBED_CHANNELS: $CHANNELS (accepted: 1 to 16)" >&2; exit 2; }
+# A job's window stays WINDOW whatever its channels: each of its K
+# connections gets WINDOW / K, so that one job alone still fits a queue.
+WINDOW=$((WINDOW / CHANNELS))
 
 leaf_of() { awk -v n="$1" '$1 == n { print $4 }' "$FAB/hosts"; }
 stat_of() { "$NETBED" stats --state-dir "$FAB" --tag "$TAG" | sed -n "s/^$1=//p"; }
@@ -118,8 +143,8 @@ fabric_up() {
 	"$NETBED" down --tag "$TAG" >/dev/null 2>&1
 	if "$NETBED" up --state-dir "$FAB" --tag "$TAG" --leaves $LEAVES --hosts-per-leaf $HOSTS_PER_LEAF \
 		--uplinks $UPLINKS --host-rate $HOST_MBIT --uplink-rate $UPLINK_MBIT --queue-bytes $QUEUE \
-		--rto-min $RTO_MIN --mtu $MTU 2>"$STATE.netbed.log"; then
-		ok "$SCEN: fabric up: $((LEAVES * HOSTS_PER_LEAF)) host namespaces under $LEAVES leaves, $UPLINKS x $UPLINK_MBIT Mbit/s uplinks per leaf (onb-$TAG-*)"
+		--rto-min $RTO_MIN --mtu $MTU --arbitration $ARB 2>"$STATE.netbed.log"; then
+		ok "$SCEN: fabric up: $((LEAVES * HOSTS_PER_LEAF)) host namespaces under $LEAVES leaves, $UPLINKS x $UPLINK_MBIT Mbit/s uplinks per leaf, $ARB arbitration (onb-$TAG-*)"
 	else
 		not_ok "$SCEN: fabric up" "$(tail -n 5 "$STATE.netbed.log")"
 		exit 1
@@ -148,7 +173,7 @@ run_policy() {
 			"${w[@]}" -o "$OUT/$pol.$j.batch" "${opt[@]}" --wrap "srun -o $OUT/$pol.$j.%t \
 			$NETBED task --state-dir $FAB --port-base $((PORT_BASE + 100)) -- \
 			$TRAINER --iters $ITERS --warmup $WARMUP --compute-ms $COMPUTE_MS --bytes $BYTES \
-			--window $WINDOW --cc $CC --start-at $start" 2>"$OUT/$pol.$j.sbatch.err")")
+			--window $WINDOW --cc $CC --channels $CHANNELS --start-at $start" 2>"$OUT/$pol.$j.sbatch.err")")
 	done
 	for j in $(seq "$JOBS"); do
 		st=$(cs_wait_job "${ids[$((j - 1))]:-0}" $((60 + ITERS * 3)))
@@ -236,15 +261,17 @@ uplink_report() {
 
 scenario() {
 	SCEN=$1
+	ARB=fifo
 	case $SCEN in
 	a) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 RANKS=3 JOBS=2 WLIST=() ;;
+	a-fair) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 RANKS=3 JOBS=2 WLIST=() ARB=hosts ;;
 	# Three 2-rank rings, each from a leaf0 host to a leaf1 host: all
 	# three cross both leaves' uplinks (one link group), 150% of them.
 	a3) LEAVES=2 HOSTS_PER_LEAF=3 UPLINKS=1 RANKS=2 JOBS=3
 	    WLIST=([1]=node01,node04 [2]=node02,node05 [3]=node03,node06) ;;
 	b) LEAVES=2 HOSTS_PER_LEAF=2 UPLINKS=2 RANKS=2 JOBS=2 WLIST=([1]=node01,node03 [2]=node02,node04) ;;
 	c) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 JOBS=8 WLIST=(); sequence; return ;;
-	*) not_ok "scenario '$SCEN'" "accepted: a a3 b c"; return ;;
+	*) not_ok "scenario '$SCEN'" "accepted: a a-fair a3 b c"; return ;;
 	esac
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	local up_ms
@@ -262,7 +289,7 @@ scenario() {
 	report
 	"$NETBED" down --tag "$TAG"
 	case $SCEN in
-	a) assert_targets ;;
+	a|a-fair) assert_targets ;;
 	a3) echo "# $SCEN: the gate against both ungated policies pooled: $(awk -v a="$MEAN_cons_tres" -v b="$MEAN_orrery_place" -v g="$MEAN_orrery" 'BEGIN { if (g > 0) printf "%.2fx", (a + b) / 2 / g }') (mean iteration); drops $DROPS_cons_tres (cons_tres), $DROPS_orrery_place (orrery-place), $DROPS_orrery (orrery)" ;;
 	esac
 }
@@ -335,7 +362,7 @@ report() {
 	done
 }
 
-# What a user notices (scenario a).
+# What a user notices (scenarios a and a-fair).
 assert_targets() {
 	local speedup pol v m s err ungated
 	# The ungated reference: both ungated policies (the same jobs, the
@@ -344,38 +371,45 @@ assert_targets() {
 	# doc/netbed-report.md); each is printed too.
 	ungated=$(awk -v a="$MEAN_cons_tres" -v b="$MEAN_orrery_place" 'BEGIN { printf "%.1f", (a + b) / 2 }')
 	speedup=$(awk -v a="$ungated" -v b="$MEAN_orrery" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print 0 }')
-	echo "# speedup of the gate: ${speedup}x over both ungated policies; $(awk -v a="$MEAN_cons_tres" -v b="$MEAN_orrery" 'BEGIN { printf "%.2f", a / b }')x over cons_tres, $(awk -v a="$MEAN_orrery_place" -v b="$MEAN_orrery" 'BEGIN { printf "%.2f", a / b }')x over orrery-place"
-	# The issue's 1.3x is asserted only when asked for (NETBED_MIN_SPEEDUP,
-	# as `make netbed' does): measured here 1.00-1.37x, because two ungated
-	# TCP rings drift apart by themselves after the first iterations
-	# (doc/netbed-report.md).  By default the suite asserts what holds
-	# whatever the drift: the gate costs the jobs at most 10%.
-	echo "# target: the gate >= 1.3x shorter than ungated: $(awk -v s="$speedup" 'BEGIN { print (s >= 1.3) ? "met" : "not met" }') (${speedup}x)"
-	if awk -v s="$speedup" -v t="$MIN_SPEEDUP" 'BEGIN { exit !(s >= t) }'; then
-		ok "the gate makes the mean iteration ${speedup}x shorter than ungated (${ungated} -> ${MEAN_orrery} ms; at least ${MIN_SPEEDUP}x)"
+	echo "# $SCEN: speedup of the gate: ${speedup}x over both ungated policies; $(awk -v a="$MEAN_cons_tres" -v b="$MEAN_orrery" 'BEGIN { printf "%.2f", a / b }')x over cons_tres, $(awk -v a="$MEAN_orrery_place" -v b="$MEAN_orrery" 'BEGIN { printf "%.2f", a / b }')x over orrery-place"
+	# Scenario a (drop-tail): the issue's 1.3x is asserted only when asked
+	# for (NETBED_MIN_SPEEDUP, as `make netbed' does), because two ungated
+	# TCP rings may drift apart by themselves after the first iterations
+	# (doc/netbed-report.md); by default the suite asserts what holds
+	# whatever the drift: the gate costs the jobs at most 10%.  Scenario
+	# a-fair (one queue per sender) keeps them colliding: 1.2x asserted.
+	echo "# $SCEN: target: the gate >= 1.3x shorter than ungated: $(awk -v s="$speedup" 'BEGIN { print (s >= 1.3) ? "met" : "not met" }') (${speedup}x)"
+	local min=$MIN_SPEEDUP
+	[ "$ARB" = fifo ] || min=$MIN_SPEEDUP_FAIR
+	if awk -v s="$speedup" -v t="$min" 'BEGIN { exit !(s >= t) }'; then
+		ok "$SCEN: the gate makes the mean iteration ${speedup}x shorter than ungated (${ungated} -> ${MEAN_orrery} ms; at least ${min}x)"
 	else
-		not_ok "the gate makes the mean iteration at least ${MIN_SPEEDUP}x shorter than ungated" \
+		not_ok "$SCEN: the gate makes the mean iteration at least ${min}x shorter than ungated" \
 			"measured ${speedup}x: ${ungated} ms ungated (cons_tres ${MEAN_cons_tres}, orrery-place ${MEAN_orrery_place}), ${MEAN_orrery} ms gated"
 	fi
-	if [ "$DROPS_cons_tres" -gt 0 ] && [ $((DROPS_orrery * 5)) -le "$DROPS_cons_tres" ]; then
-		ok "the gate drops at least 5x fewer packets at the shaped queues ($DROPS_cons_tres -> $DROPS_orrery)"
+	if [ "$ARB" != fifo ]; then
+		# One queue per sender: the collision is a halved rate, not
+		# an overflowing shared queue.
+		echo "# $SCEN: drops $DROPS_cons_tres (cons_tres), $DROPS_orrery_place (orrery-place), $DROPS_orrery (orrery): no queue is shared under $ARB arbitration, not asserted"
+	elif [ "$DROPS_cons_tres" -gt 0 ] && [ $((DROPS_orrery * 5)) -le "$DROPS_cons_tres" ]; then
+		ok "$SCEN: the gate drops at least 5x fewer packets at the shaped queues ($DROPS_cons_tres -> $DROPS_orrery)"
 	else
-		not_ok "the gate drops at least 5x fewer packets at the shaped queues" \
+		not_ok "$SCEN: the gate drops at least 5x fewer packets at the shaped queues" \
 			"cons_tres $DROPS_cons_tres, orrery $DROPS_orrery"
 	fi
 	for pol in cons_tres orrery-place orrery; do
 		v=${pol//-/_}
 		eval "m=\$MEAN_$v s=\$SIM_$v"
 		err=$(awk -v m="$m" -v s="$s" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }')
-		if [ "$pol" != orrery ] && [ -z "${NETBED_SIM_TOLERANCE:-}" ]; then
+		if [ "$pol" != orrery ] && [ "$ARB" = fifo ] && [ -z "${NETBED_SIM_TOLERANCE:-}" ]; then
 			# The fluid model keeps two ungated jobs in step for
-			# ever; real TCP does not: printed, asserted only when
-			# NETBED_SIM_TOLERANCE is given.
-			echo "# $pol: the simulator's mean iteration $s ms, measured $m ms (${err}%; target ${SIM_TOL}%: $(awk -v e="$err" -v t="$SIM_TOL" 'BEGIN { print (e != "nan" && e >= -t && e <= t) ? "met" : "not met" }'))"
+			# ever; TCP through a drop-tail queue need not: printed,
+			# asserted only when NETBED_SIM_TOLERANCE is given.
+			echo "# $SCEN $pol: the simulator's mean iteration $s ms, measured $m ms (${err}%; target ${SIM_TOL}%: $(awk -v e="$err" -v t="$SIM_TOL" 'BEGIN { print (e != "nan" && e >= -t && e <= t) ? "met" : "not met" }'))"
 		elif awk -v e="$err" -v t="$SIM_TOL" 'BEGIN { exit !(e != "nan" && e >= -t && e <= t) }'; then
-			ok "$pol: the simulator's mean iteration ($s ms) is within ${SIM_TOL}% of the measured ($m ms): ${err}%"
+			ok "$SCEN $pol: the simulator's mean iteration ($s ms) is within ${SIM_TOL}% of the measured ($m ms): ${err}%"
 		else
-			not_ok "$pol: the simulator's mean iteration within ${SIM_TOL}% of the measured" "sim $s ms, measured $m ms (${err}%)"
+			not_ok "$SCEN $pol: the simulator's mean iteration within ${SIM_TOL}% of the measured" "sim $s ms, measured $m ms (${err}%)"
 		fi
 	done
 }
@@ -429,7 +463,7 @@ run_sequence() {
 			-o "$OUT/$pol.$((i + 1)).batch" "${opt[@]}" --wrap "srun -o $OUT/$pol.$((i + 1)).%t \
 			$NETBED task --state-dir $FAB --port-base $((PORT_BASE + 100)) -- \
 			$TRAINER --iters ${SEQ_ITERS[$i]} --warmup 1 --compute-ms $(seq_compute "$i") --bytes ${SEQ_BYTES[$i]} \
-			--window $WINDOW --cc $CC" 2>"$OUT/$pol.$((i + 1)).sbatch.err")")
+			--window $WINDOW --cc $CC --channels $CHANNELS" 2>"$OUT/$pol.$((i + 1)).sbatch.err")")
 	done
 	: >"$OUT/$pol.jobs"
 	for i in $(seq 1 "$JOBS"); do
