@@ -17,6 +17,25 @@
 //    that still completes the job (best fit); nodes within a leaf are taken
 //    in index order.
 //
+// 4. Every candidate carries its best-fit key (Candidate::fit), the
+//    ranking's tie-break among candidates of equal locality and score:
+//    its LCA switch (fewest free nodes, then index), then its leaves in
+//    fill order, each compared the way Slurm 22.05's cons_tres compares
+//    leaf switches under one parent (job_test.c, _topo_compare_switches
+//    via _topo_choose_best_switch in _eval_nodes_topo): given the nodes
+//    still wanted, a leaf that holds them all beats one that does not;
+//    of two that do, the one with fewer free nodes; of two that do not,
+//    the one with more; then the lower index (the first one scanned).
+//    So the lowest key is cons_tres's own choice: the fullest leaf that
+//    holds the job, or else the largest leaves of the fullest LCA switch
+//    that holds it and last the fullest leaf that completes it.  Not
+//    modelled: cons_tres's top switch is the highest one, so in a later
+//    step it may take a leaf of another LCA switch that fits the
+//    remainder more tightly (orrery never leaves the LCA switch, that is
+//    its locality), and its scan keeps the first of two equally full
+//    switches in index order even when that makes its choice depend on
+//    the scan (the comparison is not transitive across parents).
+//
 // Cost: O(N + S*D) to count (N nodes, S switches, D tree depth), plus per
 // LCA switch O(L log L) to sort its L leaves, plus O(k) per combination
 // counted (the cut means every visited branch either yields a combination
@@ -37,6 +56,19 @@ struct LeafFree {
 	uint32_t free;
 };
 
+// One element of Candidate::fit: a switch with `free` free nodes, which
+// holds (fits) or does not hold the nodes still wanted.  Fitting first,
+// fewest free first; not fitting, most free first; then the index.
+// Bit 63: does not fit; bits 32-62: free (or its complement); bits 0-31:
+// switch index.
+uint64_t fit_key(bool fits, uint32_t free, size_t sw)
+{
+	if (sw > UINT32_MAX || free > (UINT32_MAX >> 1))
+		fail(ORRERY_EINTERNAL, "topology too large for the best-fit key");
+	const uint64_t f = fits ? free : (UINT32_MAX >> 1) - free;
+	return (fits ? 0 : 1ull << 63) | f << 32 | (uint64_t)sw;
+}
+
 struct Enumerator {
 	const Topology &t;
 	const std::vector<uint8_t> &free_nodes;
@@ -51,6 +83,8 @@ struct Enumerator {
 
 	// Per LCA switch
 	int level = 0;
+	size_t lca_sw = 0;
+	uint32_t lca_free = 0;
 	std::vector<LeafFree> leaves;
 	std::vector<uint64_t> prefix;  // prefix[i] = sum of leaves[0..i)
 	size_t k = 0;
@@ -82,9 +116,12 @@ struct Enumerator {
 		c.lca_level = level;
 		c.leaves = (uint32_t)pick.size();
 		c.nodes.reserve(n);
+		c.fit.reserve(pick.size() + 1);
+		c.fit.push_back(fit_key(true, lca_free, lca_sw));
 		// pick is in leaves order: free descending.  Fill the largest
 		// first; once some remaining leaf can complete the job, the
-		// last leaf is the smallest such one.
+		// last leaf is the smallest such one (cons_tres's order, so
+		// the fill order is the order of the key's steps).
 		std::vector<uint8_t> used(pick.size(), 0);
 		uint32_t need = n;
 		for (size_t step = 0; step < pick.size() && need; step++) {
@@ -95,16 +132,19 @@ struct Enumerator {
 				     leaves[pick[i]].free < leaves[pick[best]].free))
 					best = i;  // fewest free; ties: lower index
 			if (best != SIZE_MAX) {
-				take_from_leaf(leaves[pick[best]].sw, need, c.nodes);
+				const LeafFree &l = leaves[pick[best]];
+				c.fit.push_back(fit_key(true, l.free, l.sw));
+				take_from_leaf(l.sw, need, c.nodes);
 				need = 0;
 				break;
 			}
 			for (size_t i = 0; i < pick.size(); i++)
 				if (!used[i]) {
 					used[i] = 1;
-					take_from_leaf(leaves[pick[i]].sw, leaves[pick[i]].free,
-						       c.nodes);
-					need -= leaves[pick[i]].free;
+					const LeafFree &l = leaves[pick[i]];
+					c.fit.push_back(fit_key(false, l.free, l.sw));
+					take_from_leaf(l.sw, l.free, c.nodes);
+					need -= l.free;
 					break;
 				}
 		}
@@ -212,6 +252,8 @@ std::vector<Candidate> enumerate_spread_candidates(const Topology &t,
 	en.level = level;
 	en.minimal = true;
 	for (size_t s : lca_switches(t, sub_free, level, n_nodes)) {
+		en.lca_sw = s;
+		en.lca_free = sub_free[s];
 		sorted_leaves(t, s, leaf_free, en);
 		size_t kmin = 1;
 		while (en.prefix[kmin] < n_nodes)
@@ -264,6 +306,8 @@ std::vector<Candidate> enumerate_candidates(const Topology &t,
 	for (size_t s : lca) {
 		if (en.full())
 			break;
+		en.lca_sw = s;
+		en.lca_free = sub_free[s];
 		en.leaves.clear();
 		collect_leaves(t, s, leaf_free, en.leaves);
 		if (level == 0 || en.leaves.size() == 1) {

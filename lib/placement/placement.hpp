@@ -68,6 +68,11 @@ struct Candidate {
 	std::vector<uint32_t> nodes;   // ascending
 	int lca_level = 0;
 	uint32_t leaves = 0;
+	// Best-fit key (placement/candidates.cpp, fit_key): compared
+	// lexicographically, lower is what topology/tree's best fit takes
+	// first.  The ranking's tie-break among candidates of equal locality
+	// and score; empty for a candidate not built by the enumeration.
+	std::vector<uint64_t> fit;
 	Evaluation eval;
 	// Predicted slowdown the placement causes (placement/cost.cpp); < 0:
 	// not predicted.
@@ -96,7 +101,8 @@ std::vector<Candidate> enumerate_spread_candidates(const Topology &t,
 constexpr size_t kEnumerateCountLimit = 10000;
 
 // Sort by (lca_level asc, leaves asc, score_min desc, score_mean desc,
-// nodes lexicographically asc) (placement/rank.cpp).
+// unshifted score mean desc, fit asc, nodes lexicographically asc)
+// (placement/rank.cpp).
 void rank_candidates(std::vector<Candidate> &cands);
 
 // How far a candidate spreads past the first of today's order: extra

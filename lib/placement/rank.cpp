@@ -3,12 +3,17 @@
 // Order: locality first, exactly as topology/tree would choose (lowest
 // common switch level, then fewest leaf switches), then the worst link
 // score, the mean link score, then the mean score the links would have
-// with no shift at all, and finally Slurm's node order (the node lists
-// compared lexicographically), so the result is a total order and
+// with no shift at all, then topology/tree's best fit (Candidate::fit:
+// the fullest LCA switch, the fullest leaf that completes the job; see
+// placement/candidates.cpp), and finally Slurm's node order (the node
+// lists compared lexicographically), so the result is a total order and
 // deterministic.  The unshifted score breaks ties between candidates that
 // are equally good with their shifts in favour of the one that depends
 // least on them: a gate that drifts or disables itself (orrery-runtime(7))
-// then costs nothing there.
+// then costs nothing there.  Best fit breaks the remaining ties the way
+// cons_tres would have placed the job, so where scores cannot tell the
+// candidates apart (no uplink crossed, or none contended) orrery takes
+// cons_tres's own choice and leaves free nodes as unfragmented as it does.
 //
 // With the cluster's rank_spread > 0 (orrery.conf rank_spread=), a job
 // whose first candidate in that order crosses a contended link is ranked
@@ -50,6 +55,8 @@ void rank_candidates(std::vector<Candidate> &cands)
 		double ua = unshifted_mean(a.eval), ub = unshifted_mean(b.eval);
 		if (ua != ub)
 			return ua > ub;
+		if (a.fit != b.fit)
+			return a.fit < b.fit;
 		return a.nodes < b.nodes;
 	});
 }

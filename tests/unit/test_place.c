@@ -375,7 +375,7 @@ static void test_place_single_leaf(void **state)
 		assert_true(orrery_eval_score_min(e) == 1.0);
 	}
 	orrery_placement_nodes(p, 0, nodes, 4);
-	assert_int_equal(nodes[0], 9);  /* equal scores: Slurm's node order */
+	assert_int_equal(nodes[0], 9);  /* equal scores, equally full: index order */
 	orrery_placement_free(p);
 
 	/* Not enough free nodes: zero candidates, no error. */
@@ -635,6 +635,90 @@ static void test_spread_keeps_uncontended_order(void **state)
 	}
 }
 
+/* The nodes of candidate i, and its score, into nodes[]/score. */
+static size_t nodes_of(const orrery_placement_t *p, size_t i, uint32_t *nodes,
+		       size_t cap, double *score_min, double *score_mean)
+{
+	const orrery_eval_t *e = orrery_placement_eval(p, i);
+	assert_non_null(e);
+	*score_min = orrery_eval_score_min(e);
+	*score_mean = orrery_eval_score_mean(e);
+	return orrery_placement_nodes(p, i, nodes, cap);
+}
+
+/* Candidates that tie in locality and score go to topology/tree's best
+ * fit, as cons_tres would place the job, not to the lowest-numbered
+ * nodes: the fuller leaf, the fuller switch, the fuller last leaf. */
+static void test_ties_go_to_best_fit(void **state)
+{
+	orrery_profile_t *b = profile(HALF);
+	orrery_placement_t *p = NULL;
+	orrery_error_t err;
+	uint32_t nodes[8], other[8];
+	double min0, mean0, min1, mean1;
+
+	/* Leaf: 3 nodes fit leaf1 (4 free) and leaf2 (3 free, n04 busy);
+	 * both cross no uplink.  Best fit: leaf2, n05-n07. */
+	orrery_cluster_t *c = two_tier(4, 4, 100000);
+	uint8_t f[24];
+	uint32_t busy1[] = {4, 8, 9, 10, 11, 12, 13, 14, 15};
+	mark_busy(f, 16, busy1, 9);
+	assert_int_equal(orrery_cluster_place(c, f, 3, b, &p, &err), ORRERY_OK);
+	assert_int_equal(orrery_placement_count(p), 2);
+	assert_int_equal(nodes_of(p, 0, nodes, 8, &min0, &mean0), 3);
+	assert_int_equal(nodes_of(p, 1, other, 8, &min1, &mean1), 3);
+	assert_true(min0 == min1 && mean0 == mean1);
+	assert_int_equal(orrery_placement_lca_level(p, 0), orrery_placement_lca_level(p, 1));
+	assert_int_equal(nodes[0], 5);
+	assert_int_equal(nodes[2], 7);
+	assert_int_equal(other[0], 0);  /* leaf1 second */
+	orrery_placement_free(p);
+
+	/* Last leaf: 6 nodes need two leaves; free leaf1 4, leaf2 4, leaf3 2
+	 * (n08, n09 busy), leaf4 none.  cons_tres takes the largest leaf
+	 * first (leaf1, the lower index of two equal), then the fullest
+	 * leaf that completes the job: leaf3's 2, not 2 of leaf2's 4. */
+	uint32_t busy2[] = {8, 9, 12, 13, 14, 15};
+	mark_busy(f, 16, busy2, 6);
+	assert_int_equal(orrery_cluster_place(c, f, 6, b, &p, &err), ORRERY_OK);
+	assert_int_equal(orrery_placement_count(p), 3);
+	assert_int_equal(nodes_of(p, 0, nodes, 8, &min0, &mean0), 6);
+	for (size_t i = 1; i < 3; i++) {
+		assert_int_equal(nodes_of(p, i, other, 8, &min1, &mean1), 6);
+		assert_int_equal(orrery_placement_leaf_count(p, i), 2);
+		assert_true(min0 == min1 && mean0 == mean1);
+	}
+	uint32_t want2[] = {0, 1, 2, 3, 10, 11};
+	assert_memory_equal(nodes, want2, sizeof want2);
+	orrery_placement_free(p);
+	orrery_cluster_free(c);
+
+	/* Switch: 6 nodes need two leaves in pod1 (8 free: 4 + 4) or pod2
+	 * (7 free: 4 + 3).  Both fill 4 + 2 across two leaf uplinks that
+	 * nobody else uses; best fit takes the fuller pod2: n12-n17. */
+	c = pods(0);
+	uint32_t busy3[] = {8, 9, 10, 11, 16, 20, 21, 22, 23};
+	mark_busy(f, 24, busy3, 9);
+	assert_int_equal(orrery_cluster_place(c, f, 6, b, &p, &err), ORRERY_OK);
+	assert_true(orrery_placement_count(p) >= 2);
+	assert_int_equal(nodes_of(p, 0, nodes, 8, &min0, &mean0), 6);
+	assert_int_equal(orrery_placement_lca_level(p, 0), 1);
+	assert_int_equal(orrery_placement_leaf_count(p, 0), 2);
+	uint32_t want3[] = {12, 13, 14, 15, 17, 18};
+	assert_memory_equal(nodes, want3, sizeof want3);
+	int in_pod1 = 0;
+	for (size_t i = 1; i < orrery_placement_count(p); i++) {
+		assert_int_equal(nodes_of(p, i, other, 8, &min1, &mean1), 6);
+		assert_int_equal(orrery_placement_leaf_count(p, i), 2);
+		assert_true(min0 == min1 && mean0 == mean1);
+		in_pod1 |= other[5] < 12;
+	}
+	assert_true(in_pod1);  /* pod1's candidate is there, ranked behind */
+	orrery_placement_free(p);
+	orrery_cluster_free(c);
+	orrery_profile_free(b);
+}
+
 /* rank_spread outside 0..ORRERY_RANK_SPREAD_MAX is refused. */
 static void test_spread_range(void **state)
 {
@@ -745,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_spread_not_worth_it),
 		cmocka_unit_test(test_spread_keeps_uncontended_order),
 		cmocka_unit_test(test_spread_range),
+		cmocka_unit_test(test_ties_go_to_best_fit),
 		cmocka_unit_test(test_solve_chain),
 		cmocka_unit_test(test_solve_loop),
 	};
