@@ -8,6 +8,7 @@ extern "C" {
 }
 
 #include <cmath>
+#include <map>
 #include <vector>
 
 #include "engine.hpp"
@@ -318,8 +319,8 @@ static void test_ecmp_two_flows(void **state)
 	int same0 = 0;
 	const int kSeeds = 2000;
 	for (uint64_t seed = 1; seed <= kSeeds; seed++) {
-		auto x = hash_flows(f, crossings(f, {0, 1}, Coll::Ring), 2,
-				    Coll::Ring, 2, seed, 0);
+		auto x = hash_flows(f, crossings(f, {0, 1}, Coll::Ring),
+				    Coll::Ring, 0, 2, seed, 0);
 		// Per uplink: one entry (both flows on one link, weight 1)
 		// or two (weight 1/2 each).
 		int entries[3] = {0, 0, 0};
@@ -346,6 +347,53 @@ static void test_ecmp_two_flows(void **state)
 	assert_true(same0 > kSeeds / 2 - 112 && same0 < kSeeds / 2 + 112);
 }
 
+// The simulator's crossings come from liborrery's rule: /pp4 on 8 nodes of
+// two leaves carries two stage pairs on each leaf uplink (weight 2, two
+// connections), /pp8 one; all-to-all 4 * 4 / 7.
+static void test_crossing_rules(void **state)
+{
+	Fabric f = two_tier(2, 4, 100.0);
+	std::vector<uint32_t> job = {0, 1, 2, 3, 4, 5, 6, 7};
+	auto x = crossings(f, job, Coll::Pipeline, 4);
+	assert_int_equal(x.size(), 2);
+	for (const Crossing &c : x) {
+		assert_near(c.weight, 2.0, 1e-12);
+		assert_int_equal(c.conns, 2);
+	}
+	x = crossings(f, job, Coll::Pipeline, 8);
+	assert_near(x[0].weight, 1.0, 1e-12);
+	x = crossings(f, job, Coll::AllToAll);
+	assert_near(x[0].weight, 16.0 / 7.0, 1e-12);
+	assert_int_equal(x[0].conns, 16);
+	// n = 5, /pp2: both pairs inside leaf 0: nothing crosses, no link.
+	assert_true(crossings(f, {0, 1, 2, 3, 4}, Coll::Pipeline, 2).empty());
+}
+
+// Rail rings are pinned, not hashed: /rail8 on an uplink of 8 parallel
+// links puts weight 1/8 on every one of them, whatever the seed; a ring's
+// 8 flows hashed onto the same links collide for some seed.
+static void test_rail_pinned(void **state)
+{
+	Fabric f = two_tier(2, 1, 800.0);
+	f.set_links({1, 8, 8});
+	bool ring_collides = false;
+	for (uint64_t seed = 1; seed <= 50; seed++) {
+		auto x = hash_flows(f, crossings(f, {0, 1}, Coll::Rail, 8),
+				    Coll::Rail, 8, 1, seed, 3);
+		assert_int_equal(x.size(), 16);  // 8 links of each leaf
+		std::map<uint32_t, double> w;
+		for (const Crossing &c : x) {
+			assert_near(c.weight, 1.0 / 8.0, 1e-12);
+			w[c.link] += c.weight;
+		}
+		assert_int_equal(w.size(), 16);
+		auto r = hash_flows(f, crossings(f, {0, 1}, Coll::Ring),
+				    Coll::Ring, 0, 8, seed, 3);
+		ring_collides |= r.size() < 16;
+	}
+	assert_true(ring_collides);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +408,8 @@ int main(void)
 		cmocka_unit_test(test_tree_best_fit),
 		cmocka_unit_test(test_fifo_backfill),
 		cmocka_unit_test(test_ecmp_two_flows),
+		cmocka_unit_test(test_crossing_rules),
+		cmocka_unit_test(test_rail_pinned),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
