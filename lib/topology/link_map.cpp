@@ -73,16 +73,12 @@ uint64_t pipeline_pairs(const uint8_t *below, uint32_t n, uint32_t stages)
 	return pairs;
 }
 
-}  // namespace
-
-Carry phase_crossing(Collective c, uint32_t groups, const uint8_t *below,
-		     uint32_t n)
+// The rule given m; below (n entries) is read for a pipeline only.
+Carry phase_carry(Collective c, uint32_t groups, uint64_t m, uint32_t n,
+		  const uint8_t *below)
 {
-	uint64_t m = 0;
-	for (uint32_t i = 0; i < n; i++)
-		m += below[i] != 0;
 	Carry out;
-	if (m == 0 || m >= n)
+	if (m == 0 || m >= n || (c == Collective::Pipeline && !below))
 		return out;
 	switch (c) {
 	case Collective::AllToAll:
@@ -104,17 +100,36 @@ Carry phase_crossing(Collective c, uint32_t groups, const uint8_t *below,
 	return out;
 }
 
+}  // namespace
+
+Carry phase_crossing(Collective c, uint32_t groups, const uint8_t *below,
+		     uint32_t n)
+{
+	uint64_t m = 0;
+	for (uint32_t i = 0; i < n; i++)
+		m += below[i] != 0;
+	return phase_carry(c, groups, m, n, below);
+}
+
 Pattern pattern_on_link(const Pattern &p, const Crossing &c)
 {
 	Pattern out = p;
 	out.phases.clear();
-	std::vector<uint8_t> below(c.n, 0);
-	for (uint32_t i : c.pos)
-		if (i < c.n)
-			below[i] = 1;
+	// Only a pipeline needs to know which nodes are below; the others
+	// need m alone.
+	std::vector<uint8_t> below;
+	if (std::any_of(p.phases.begin(), p.phases.end(), [](const Phase &ph) {
+		    return ph.coll == Collective::Pipeline;
+	    })) {
+		below.assign(c.n, 0);
+		for (uint32_t i : c.pos)
+			if (i < c.n)
+				below[i] = 1;
+	}
 	uint64_t conns = 1;
 	for (const Phase &ph : p.phases) {
-		Carry k = phase_crossing(ph.coll, ph.groups, below.data(), c.n);
+		Carry k = phase_carry(ph.coll, ph.groups, c.m, c.n,
+				      below.empty() ? nullptr : below.data());
 		Phase q = ph;
 		// A phase with nothing across stays, with demand 0: the link
 		// patterns keep their phases in step with the job's (lib/tdiv).
