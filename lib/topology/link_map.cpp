@@ -20,8 +20,16 @@
 
 namespace orrery {
 
+bool needs_positions(const Pattern &p)
+{
+	return std::any_of(p.phases.begin(), p.phases.end(), [](const Phase &ph) {
+		return ph.coll == Collective::Pipeline;
+	});
+}
+
 std::vector<Crossing> crossings(const Topology &t,
-				const std::vector<uint32_t> &nodes)
+				const std::vector<uint32_t> &nodes,
+				bool positions)
 {
 	if (!t.finalized())
 		fail(ORRERY_ESTATE, "topology is not finalized");
@@ -40,9 +48,10 @@ std::vector<Crossing> crossings(const Topology &t,
 		if (below[s] > 0 && below[s] < total && t.switches[s].parent >= 0) {
 			slot[s] = (long)out.size();
 			out.push_back(Crossing{s, below[s], total, {}});
-			out.back().pos.reserve(below[s]);
+			if (positions)
+				out.back().pos.reserve(below[s]);
 		}
-	if (out.empty())
+	if (out.empty() || !positions)
 		return out;
 	// Positions in node order: the rank of each node in ascending index.
 	std::vector<uint32_t> order(nodes);
@@ -118,9 +127,10 @@ Pattern pattern_on_link(const Pattern &p, const Crossing &c)
 	// Only a pipeline needs to know which nodes are below; the others
 	// need m alone.
 	std::vector<uint8_t> below;
-	if (std::any_of(p.phases.begin(), p.phases.end(), [](const Phase &ph) {
-		    return ph.coll == Collective::Pipeline;
-	    })) {
+	if (needs_positions(p)) {
+		if (c.pos.size() != c.m)
+			fail(ORRERY_EINTERNAL, "pattern_on_link: a pipeline phase "
+			     "on a crossing without node positions");
 		below.assign(c.n, 0);
 		for (uint32_t i : c.pos)
 			if (i < c.n)

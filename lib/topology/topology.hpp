@@ -65,9 +65,13 @@ struct Crossing {
 	std::vector<uint32_t> pos;
 };
 // Uplinks crossed by a node set (nodes below sw and nodes outside).  The
-// job's node order is ascending node index (Slurm's order).
+// job's node order is ascending node index (Slurm's order).  Crossing::pos
+// is filled only with positions (what a pipeline phase needs: pass
+// needs_positions(pattern); pattern_on_link refuses a pipeline without).
 std::vector<Crossing> crossings(const Topology &t,
-				const std::vector<uint32_t> &nodes);
+				const std::vector<uint32_t> &nodes,
+				bool positions = true);
+bool needs_positions(const Pattern &p);
 // The crossing rule of one phase (orrery.h, orrery_collective): load as a
 // multiple of the phase demand and the connections it travels in.
 // below[i] != 0 when the job's i-th node is below the uplink, i < n.
