@@ -115,7 +115,9 @@ int orrery_fault_armed(const char *point);
  *       its own rail's uplink: on an uplink of k parallel links, ring r is
  *       on link r mod k (pinned, not hashed; orrery_rail_link).  Together
  *       the uplink carries the phase demand, in R connections.  E.g.
- *       400 Gb/s per node, /rail8: 50 Gb/s per NIC and per rail uplink. */
+ *       400 Gb/s per node, /rail8: 50 Gb/s per NIC and per rail uplink.
+ *       orrery-sim pins the rings; the score does not yet (it counts R
+ *       hashed connections, overstating collisions on rail uplinks). */
 typedef enum orrery_collective {
 	ORRERY_COLL_RING = 0,
 	ORRERY_COLL_ALLTOALL = 1,
@@ -373,7 +375,8 @@ int orrery_profile_on_uplink(const orrery_profile_t *p, const uint8_t *below,
  * rail 1, all-to-all m(n-m)/(n-1), pipeline the crossing pairs; 0 when
  * nothing crosses), and in *connections (may be NULL) the connections it
  * travels in (ring 1, all-to-all m(n-m), pipeline the pairs, rail R): what
- * ECMP hashes, each times the job's flows.  < 0 for a NULL or unknown
+ * ECMP hashes, each times the job's flows (rail rings: orrery_rail_link).
+ * < 0 for a NULL or unknown
  * phase, a NULL below with n > 0, or n > 1,000,000. */
 double orrery_phase_crossing(const orrery_phase_t *ph, const uint8_t *below,
 			     uint32_t n, uint32_t *connections);
