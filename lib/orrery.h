@@ -85,15 +85,44 @@ int orrery_fault_armed(const char *point);
 #define ORRERY_MIN_DEMAND_MBPS   1ULL              /* 1 Mb/s */
 #define ORRERY_MAX_DEMAND_MBPS   10000000ULL       /* 10 Tb/s */
 #define ORRERY_PROFILE_FILE_MAX  (1024 * 1024)     /* bytes */
+#define ORRERY_MAX_STAGES        1024              /* pipeline, /ppS  */
+#define ORRERY_MAX_RAILS         64                /* rails, /railR   */
 
-/* How an Up phase's traffic maps onto the uplinks of a tree (lib/topology):
+/* How an Up phase's traffic maps onto the uplinks of a tree (lib/topology,
+ * the rules in lib/topology/link_map.cpp; doc/orrery-profile.7, Crossing
+ * rules).  An uplink with m of the job's n nodes below it (0 < m < n):
  * RING: a ring ordered by switch crosses each uplink between the job's
  *       nodes once per direction, carrying the phase demand.
- * ALLTOALL: every node sends demand/(n-1) to every other node, so an uplink
- *       with m of the job's n nodes below it carries demand*m*(n-m)/(n-1). */
+ * ALLTOALL (/a2a): every node sends demand/(n-1) to every other node, so
+ *       the uplink carries demand*m*(n-m)/(n-1), in m*(n-m) connections.
+ * PIPELINE (/ppS, groups = S stages, 2..ORRERY_MAX_STAGES): the job's
+ *       nodes in node order (ascending node index, Slurm's order) form
+ *       S' = min(S, n) stages, stage b holding nodes floor(b*n/S') ..
+ *       floor((b+1)*n/S')-1.  At each of the S'-1 stage boundaries node j
+ *       of stage b sends its activations to node j of stage b+1 and gets
+ *       gradients back (j below the smaller stage's size): one pair, the
+ *       phase demand once per direction.  The uplink carries demand times
+ *       the pairs with one node below it and one outside, in that many
+ *       connections.  E.g. 25 Gb/s, n = 8, a leaf with nodes 0-3: /pp4
+ *       (stages 0-1, 2-3, 4-5, 6-7; pairs 0-2 1-3 2-4 3-5 4-6 5-7) crosses
+ *       with 2-4 and 3-5: 50 Gb/s; /pp8 only with 3-4: 25 Gb/s (a ring 25,
+ *       an all-to-all 25*4*4/7 = 57.1 Gb/s).
+ * RAIL (/railR, groups = R rails, 1..ORRERY_MAX_RAILS): a hierarchical
+ *       all-reduce on nodes with R NICs on R rails (rail-optimised
+ *       leaves): reduced inside the node first (no fabric traffic), then
+ *       R rings, ring r joining NIC r of every node.  Each ring crosses the
+ *       uplinks a ring would, with demand/R (the per-NIC demand), and only
+ *       its own rail's uplink: on an uplink of k parallel links, ring r is
+ *       on link r mod k (pinned, not hashed; orrery_rail_link).  Together
+ *       the uplink carries the phase demand, in R connections.  E.g.
+ *       400 Gb/s per node, /rail8: 50 Gb/s per NIC and per rail uplink.
+ *       orrery-sim pins the rings; the score does not yet (it counts R
+ *       hashed connections, overstating collisions on rail uplinks). */
 typedef enum orrery_collective {
 	ORRERY_COLL_RING = 0,
-	ORRERY_COLL_ALLTOALL = 1
+	ORRERY_COLL_ALLTOALL = 1,
+	ORRERY_COLL_PIPELINE = 2,
+	ORRERY_COLL_RAIL = 3
 } orrery_collective;
 
 typedef struct orrery_phase {
@@ -101,6 +130,7 @@ typedef struct orrery_phase {
 	int64_t duration_us;   /* > 0, offset + duration <= period              */
 	uint64_t demand_mbps;  /* per-node NIC demand while Up                  */
 	int collective;        /* orrery_collective                             */
+	uint32_t groups;       /* PIPELINE: stages; RAIL: rails; else 0         */
 } orrery_phase_t;
 
 /* The job's size and fabric, needed to turn a catalogue model into an
@@ -330,9 +360,29 @@ long orrery_topology_node_leaf(const orrery_topology_t *t, size_t i);
 /* The crossing rule (see orrery_collective): job profile p as seen on an
  * uplink with m of the job's n nodes below it (0 < m < n).  The result is
  * the pattern the scorer puts on that link; demands may exceed the
- * per-node limit (an all-to-all uplink carries several nodes' traffic). */
+ * per-node limit (an all-to-all uplink carries several nodes' traffic).
+ * Pipeline phases take the m nodes below to be the job's first m in node
+ * order; a phase with nothing across keeps its place with demand 0. */
 int orrery_profile_on_link(const orrery_profile_t *p, uint32_t m, uint32_t n,
 			   orrery_profile_t **out, orrery_error_t *err);
+/* The same for any node set: below[i] != 0 when the job's i-th node in
+ * node order is below the uplink (i < n). */
+int orrery_profile_on_uplink(const orrery_profile_t *p, const uint8_t *below,
+			     uint32_t n, orrery_profile_t **out,
+			     orrery_error_t *err);
+/* The crossing rule of one phase on one uplink (below as above): the load
+ * across it per direction as a multiple of the phase demand (ring and
+ * rail 1, all-to-all m(n-m)/(n-1), pipeline the crossing pairs; 0 when
+ * nothing crosses), and in *connections (may be NULL) the connections it
+ * travels in (ring 1, all-to-all m(n-m), pipeline the pairs, rail R): what
+ * ECMP hashes, each times the job's flows (rail rings: orrery_rail_link).
+ * < 0 for a NULL or unknown
+ * phase, a NULL below with n > 0, or n > 1,000,000. */
+double orrery_phase_crossing(const orrery_phase_t *ph, const uint8_t *below,
+			     uint32_t n, uint32_t *connections);
+/* The parallel link (0..links-1) rail ring `rail` of a RAIL phase uses on
+ * an uplink of `links` parallel links: rail mod links (0 if links is 0). */
+uint32_t orrery_rail_link(uint32_t rail, uint32_t links);
 
 /* ------------------------------------------------------------------ */
 /* Cluster state: topology + running jobs with their shifts             */

@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 			ph[i].duration_us = mix[j].len[i] * 1000;
 			ph[i].demand_mbps = mix[j].mbps[i];
 			ph[i].collective = ORRERY_COLL_RING;
+			ph[i].groups = 0;
 		}
 		if (orrery_profile_new(mix[j].period_ms * 1000, ph,
 				       (size_t)mix[j].phases, &p[j], &err)) {

@@ -334,7 +334,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < res.n_phases; i++)
 		ph[i] = (orrery_phase_t){ res.phases[i].offset_us,
 			res.phases[i].duration_us, res.phases[i].demand_mbps,
-			res.phases[i].a2a ? ORRERY_COLL_ALLTOALL : ORRERY_COLL_RING };
+			res.phases[i].a2a ? ORRERY_COLL_ALLTOALL : ORRERY_COLL_RING, 0 };
 	orrery_error_t oerr;
 	if (orrery_profile_new(res.period_us, ph, res.n_phases, &prof, &oerr)) {
 		fprintf(stderr, "orrery-capture: the captured pattern is not a valid profile: %s\n",

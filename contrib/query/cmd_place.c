@@ -73,15 +73,20 @@ static int link_svg(const orrery_cluster_t *c, const char *dir, size_t sw,
 	orrery_circle_opts_default(&copts);
 	for (size_t i = 0; i < k; i++) {
 		int64_t period;
-		prof[i] = profile_on_link(orrery_cluster_job_profile(c, ids[i]), ms[i], ns[i]);
+		uint32_t *jn = malloc((ns[i] ? ns[i] : 1) * sizeof *jn);
+		if (!jn)
+			goto out;
+		orrery_cluster_job_nodes(c, ids[i], jn, ns[i]);
+		prof[i] = profile_on_link(t, sw, orrery_cluster_job_profile(c, ids[i]),
+					  jn, ns[i]);
+		free(jn);
 		if (!prof[i])
 			goto out;
 		orrery_cluster_job_shift_us(c, ids[i], &shifts[i], &period);
 		snprintf(lab[i], sizeof lab[i], "job %u", ids[i]);
 		labels[i] = lab[i];
 	}
-	prof[k] = profile_on_link(newp, nodes_below(t, sw, nodes, n_nodes),
-				  (uint32_t)n_nodes);
+	prof[k] = profile_on_link(t, sw, newp, nodes, n_nodes);
 	if (!prof[k])
 		goto out;
 	shifts[k] = new_shift;

@@ -14,7 +14,8 @@ static void help(FILE *out)
 	fprintf(out,
 		"Usage: orrery-query profile SPEC [--nodes N] [--gpus-per-node G] [--link CAP]\n"
 		"  SPEC: a catalogue model (resnet50, gpt2:batch=32) or an explicit pattern\n"
-		"        (period=250ms;up=0ms+80ms@45Gbps;up=150ms+20ms@10Gbps/a2a)\n");
+		"        (period=250ms;up=0ms+80ms@45Gbps;up=150ms+20ms@10Gbps/a2a);\n"
+		"        collectives /ring (default), /a2a, /ppS (S pipeline stages), /railR (R rails)\n");
 }
 
 orrery_profile_t *profile_explicit(const char *spec, const orrery_shape_t *shape)
@@ -34,6 +35,24 @@ orrery_profile_t *profile_explicit(const char *spec, const orrery_shape_t *shape
 	return r;
 }
 
+/* A phase's collective in words: "ring", "all-to-all", "pipeline, 4
+ * stages", "rail, 8 rails" (the crossing rules: orrery.h). */
+static const char *collective_text(char *buf, size_t n, const orrery_phase_t *ph)
+{
+	switch (ph->collective) {
+	case ORRERY_COLL_ALLTOALL:
+		return "all-to-all";
+	case ORRERY_COLL_PIPELINE:
+		snprintf(buf, n, "pipeline, %u stages", ph->groups);
+		return buf;
+	case ORRERY_COLL_RAIL:
+		snprintf(buf, n, "rail, %u rail%s", ph->groups, ph->groups == 1 ? "" : "s");
+		return buf;
+	default:
+		return "ring";
+	}
+}
+
 /* Up phases from the profile, Down for the gaps between them (phases may
  * overlap: their demands add; the table lists them as given). */
 void print_phase_table(FILE *out, const orrery_profile_t *p)
@@ -45,7 +64,8 @@ void print_phase_table(FILE *out, const orrery_profile_t *p)
 	fprintf(out, "  %-5s  %-11s  %-11s  %-11s  %-11s  %s\n", "phase", "start",
 		"duration", "end", "demand", "collective");
 	for (size_t i = 0; i <= k; i++) {
-		orrery_phase_t ph = { period, 0, 0, 0 };
+		orrery_phase_t ph = { period, 0, 0, 0, 0 };
+		char coll[32];
 		if (i < k)
 			orrery_profile_phase(p, i, &ph);
 		if (ph.offset_us > covered)
@@ -60,7 +80,7 @@ void print_phase_table(FILE *out, const orrery_profile_t *p)
 			fmt_time(b, sizeof b, ph.duration_us),
 			fmt_time(c, sizeof c, ph.offset_us + ph.duration_us),
 			fmt_bw(d, sizeof d, ph.demand_mbps),
-			ph.collective == ORRERY_COLL_ALLTOALL ? "all-to-all" : "ring");
+			collective_text(coll, sizeof coll, &ph));
 		if (ph.offset_us + ph.duration_us > covered)
 			covered = ph.offset_us + ph.duration_us;
 	}

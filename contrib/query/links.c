@@ -1,7 +1,7 @@
 /*
  * links.c - what a node set means for one uplink, for the tables and the
  * per-link SVGs of "place".  The crossing rule itself is the library's
- * (orrery_profile_on_link; documented with orrery_collective in orrery.h).
+ * (orrery_profile_on_uplink; documented with orrery_collective in orrery.h).
  */
 #include <stdlib.h>
 
@@ -23,14 +23,45 @@ uint32_t nodes_below(const orrery_topology_t *t, size_t sw,
 	return m;
 }
 
-orrery_profile_t *profile_on_link(const orrery_profile_t *p, uint32_t m,
-				  uint32_t n)
+static int below_sw(const orrery_topology_t *t, size_t sw, uint32_t node)
+{
+	for (long s = orrery_topology_node_leaf(t, node); s >= 0;
+	     s = orrery_topology_switch_parent(t, (size_t)s))
+		if ((size_t)s == sw)
+			return 1;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+orrery_profile_t *profile_on_link(const orrery_topology_t *t, size_t sw,
+				  const orrery_profile_t *p,
+				  const uint32_t *nodes, size_t n)
 {
 	orrery_profile_t *out = NULL;
 	orrery_error_t err;
+	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+	uint8_t *below = malloc(n ? n : 1);
 
-	if (orrery_profile_on_link(p, m, n, &out, &err))
+	if (!order || !below) {
+		qerr("out of memory");
+		goto done;
+	}
+	/* Node order: ascending node index (Slurm's order). */
+	for (size_t i = 0; i < n; i++)
+		order[i] = nodes[i];
+	qsort(order, n, sizeof *order, cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		below[i] = (uint8_t)below_sw(t, sw, order[i]);
+	if (orrery_profile_on_uplink(p, below, (uint32_t)n, &out, &err))
 		qerr("%s", err.message);
+done:
+	free(order);
+	free(below);
 	return out;
 }
 

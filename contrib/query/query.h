@@ -104,11 +104,12 @@ void print_phase_table(FILE *out, const orrery_profile_t *p);
 /* Nodes of a set below switch sw (the crossing rule needs m of n). */
 uint32_t nodes_below(const orrery_topology_t *t, size_t sw,
 		     const uint32_t *nodes, size_t n);
-/* The profile as seen on an uplink with m of n nodes below it: ring
- * phases keep their demand, all-to-all phases carry demand*m*(n-m)/(n-1)
- * (orrery.h, orrery_collective).  NULL on error. */
-orrery_profile_t *profile_on_link(const orrery_profile_t *p, uint32_t m,
-				  uint32_t n);
+/* The profile of a job on `nodes` as seen on the uplink of sw: the
+ * library's crossing rule (orrery_profile_on_uplink; orrery.h,
+ * orrery_collective) with the job's nodes in node order.  NULL on error. */
+orrery_profile_t *profile_on_link(const orrery_topology_t *t, size_t sw,
+				  const orrery_profile_t *p,
+				  const uint32_t *nodes, size_t n);
 /* "node[001-008]" for a set of node indices; malloc()ed. */
 char *nodes_hostlist(const orrery_topology_t *t, const uint32_t *nodes,
 		     size_t n);

@@ -60,9 +60,7 @@ Pattern pattern_from_profile(const orrery_profile_t *p)
 		pat.phases.push_back(Phase{(double)ph.offset_us / 1e6,
 					   (double)ph.duration_us / 1e6,
 					   (double)ph.demand_mbps,
-					   ph.collective == ORRERY_COLL_ALLTOALL
-						   ? Coll::AllToAll
-						   : Coll::Ring});
+					   (Coll)ph.collective, ph.groups});
 	}
 	std::stable_sort(pat.phases.begin(), pat.phases.end(),
 			 [](const Phase &a, const Phase &b) {

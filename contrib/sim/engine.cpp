@@ -68,7 +68,7 @@ struct Running {
 	Placement pl;
 	// liborrery's gate policy (the one the job-side runtime applies).
 	std::unique_ptr<orrery_gate_t, GateDeleter> gate;
-	std::vector<Crossing> cross[2];  // per collective
+	std::vector<std::vector<Crossing>> cross;  // per phase of the pattern
 	size_t phase = 0;
 	uint64_t iter = 0;
 	uint32_t flow = 0;
@@ -192,7 +192,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	auto start_up = [&](uint32_t j, double now) {
 		Running &r = run[j];
 		const Phase &ph = jobs[j].pattern.phases[r.phase];
-		const std::vector<Crossing> &cr = r.cross[(int)ph.coll];
+		const std::vector<Crossing> &cr = r.cross[r.phase];
 		if (cr.empty()) {
 			push(now + ph.duration, EV_UP_FIXED, j);
 			return;
@@ -335,22 +335,29 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		res[j].gate_period = r.pl.gate_period;
 		const Pattern &pat = jobs[j].pattern;
 		bool any = false;
+		r.cross.assign(pat.phases.size(), {});
+		size_t links = 0;
 		if (!ideal) {
-			for (int c = 0; c < 2; c++) {
-				bool used = false;
-				for (const Phase &ph : pat.phases)
-					used |= (int)ph.coll == c;
-				if (used)
-					r.cross[c] = hash_flows(fabric_,
-						crossings(fabric_, r.pl.nodes, (Coll)c),
-						jobs[j].nodes, (Coll)c,
+			// One crossing per (collective, groups) the phases use.
+			for (size_t i = 0; i < pat.phases.size(); i++) {
+				const Phase &ph = pat.phases[i];
+				size_t same = 0;
+				while (same < i && (pat.phases[same].coll != ph.coll ||
+						    pat.phases[same].groups != ph.groups))
+					same++;
+				if (same < i)
+					r.cross[i] = r.cross[same];
+				else
+					r.cross[i] = hash_flows(fabric_,
+						crossings(fabric_, r.pl.nodes, ph.coll, ph.groups),
+						ph.coll, ph.groups,
 						jobs[j].flows ? jobs[j].flows : fabric_.flows,
 						opt_.ecmp_seed, jobs[j].id);
-				any |= !r.cross[c].empty();
+				any |= !r.cross[i].empty();
+				links = std::max(links, r.cross[i].size());
 			}
 		}
-		res[j].links = (uint32_t)std::max(r.cross[0].size(),
-						   r.cross[1].size());
+		res[j].links = (uint32_t)links;
 		// A job that crosses no constrained link cannot be slowed down and
 		// needs no gate: one event for its whole run.
 		if (!any || pat.phases.empty() || jobs[j].iterations == 0) {

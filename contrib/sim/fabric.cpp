@@ -1,7 +1,12 @@
 #include "fabric.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
+#include <string>
+
+#include <orrery.h>
 
 namespace sim {
 
@@ -15,25 +20,46 @@ std::vector<std::vector<uint32_t>> Fabric::nodes_below() const
 }
 
 std::vector<Crossing> crossings(const Fabric &f,
-				const std::vector<uint32_t> &nodes, Coll c)
+				const std::vector<uint32_t> &nodes, Coll c,
+				uint32_t groups)
 {
-	std::vector<uint32_t> below(f.switches(), 0);
+	// The job's node order: ascending index (liborrery's, Slurm's).
+	std::vector<uint32_t> order(nodes);
+	std::sort(order.begin(), order.end());
+	// Per touched switch, the positions (in that order) below it.
+	std::vector<long> slot(f.switches(), -1);
 	std::vector<uint32_t> touched;
-	for (uint32_t n : nodes)
-		for (long s = f.node_leaf[n]; s >= 0; s = f.parent[s]) {
-			if (below[s]++ == 0)
+	std::vector<std::vector<uint32_t>> pos;
+	for (uint32_t i = 0; i < (uint32_t)order.size(); i++)
+		for (long s = f.node_leaf[order[i]]; s >= 0; s = f.parent[s]) {
+			if (slot[s] < 0) {
+				slot[s] = (long)pos.size();
+				pos.emplace_back();
 				touched.push_back((uint32_t)s);
+			}
+			pos[slot[s]].push_back(i);
 		}
 	std::vector<Crossing> out;
-	const uint32_t total = (uint32_t)nodes.size();
+	const uint32_t total = (uint32_t)order.size();
+	orrery_phase_t ph{};
+	ph.collective = (int)c;
+	ph.groups = groups;
+	std::vector<uint8_t> mask(total, 0);
 	for (uint32_t s : touched) {
-		uint32_t m = below[s];
+		const std::vector<uint32_t> &p = pos[slot[s]];
+		const uint32_t m = (uint32_t)p.size();
 		if (m == 0 || m >= total || f.parent[s] < 0 || f.cap_mbps[s] <= 0)
 			continue;
-		double w = 1.0;
-		if (c == Coll::AllToAll && total > 1)
-			w = (double)m * (double)(total - m) / (double)(total - 1);
-		out.push_back(Crossing{s, w});
+		std::fill(mask.begin(), mask.end(), 0);
+		for (uint32_t i : p)
+			mask[i] = 1;
+		uint32_t conns = 0;
+		double w = orrery_phase_crossing(&ph, mask.data(), total, &conns);
+		if (w < 0)
+			throw std::runtime_error("crossing rule: unknown collective " +
+						 std::to_string((int)c));
+		if (w > 0)
+			out.push_back(Crossing{s, w, std::max(1u, conns)});
 	}
 	return out;
 }
@@ -91,7 +117,7 @@ uint64_t mix(uint64_t x)
 }  // namespace
 
 std::vector<Crossing> hash_flows(const Fabric &f, std::vector<Crossing> x,
-				 uint32_t nodes, Coll c, uint32_t flows,
+				 Coll c, uint32_t groups, uint32_t flows,
 				 uint64_t seed, uint32_t job_id)
 {
 	if (f.links.empty())
@@ -103,9 +129,18 @@ std::vector<Crossing> hash_flows(const Fabric &f, std::vector<Crossing> x,
 			out.push_back(cr);
 			continue;
 		}
-		uint64_t F = flows ? flows : 1;
-		if (c == Coll::AllToAll && nodes > 1)
-			F *= (uint64_t)std::llround(cr.weight * (double)(nodes - 1));
+		if (c == Coll::Rail) {
+			// Rail r's ring is pinned to its rail's link.
+			const uint32_t R = std::max(1u, groups);
+			std::map<uint32_t, uint32_t> on;
+			for (uint32_t r = 0; r < R; r++)
+				on[orrery_rail_link(r, k)]++;
+			for (const auto &[link, n] : on)
+				out.push_back(Crossing{f.sub_link(cr.link, link),
+						       cr.weight * (double)n / (double)R, n});
+			continue;
+		}
+		uint64_t F = (uint64_t)(flows ? flows : 1) * std::max(1u, cr.conns);
 		F = std::max<uint64_t>(1, std::min<uint64_t>(F, 4096));
 		std::map<uint32_t, uint32_t> on;
 		for (uint64_t i = 0; i < F; i++) {

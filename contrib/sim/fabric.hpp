@@ -16,7 +16,8 @@
 
 namespace sim {
 
-enum class Coll { Ring = 0, AllToAll = 1 };
+// orrery.h's orrery_collective (same values).
+enum class Coll { Ring = 0, AllToAll = 1, Pipeline = 2, Rail = 3 };
 
 struct Fabric {
 	std::vector<long> parent;        // per switch, -1 for the root
@@ -51,27 +52,34 @@ struct Fabric {
 	std::vector<std::vector<uint32_t>> nodes_below() const;
 };
 
-// One uplink crossed by a job: traffic on it = weight * per-node rate.
+// One uplink crossed by a job: traffic on it = weight * per-node rate, in
+// conns connections (each `flows` ECMP flows).
 struct Crossing {
 	uint32_t link;
 	double weight;
+	uint32_t conns = 1;
 };
 
-// Uplinks crossed by a node set for a collective: those whose switch has
-// some but not all of the nodes below it (lib/topology/link_map.cpp's rule).
-// Ring: weight 1.  All-to-all: m(n-m)/(n-1).  Unconstrained links
-// (capacity 0) are left out.
+// Uplinks crossed by a node set for a collective (groups: pipeline stages
+// or rails): those whose switch has some but not all of the nodes below
+// it, weighted by liborrery's crossing rule (orrery_phase_crossing; the
+// job's nodes in ascending index order).  Ring and rail: weight 1;
+// all-to-all: m(n-m)/(n-1); pipeline: the stage pairs it separates.
+// Unconstrained links (capacity 0) and links nothing crosses are left out.
 std::vector<Crossing> crossings(const Fabric &f,
-				const std::vector<uint32_t> &nodes, Coll c);
+				const std::vector<uint32_t> &nodes, Coll c,
+				uint32_t groups = 0);
 
 // ECMP: each crossing of a switch with parallel links is split into the
 // job's flows, each hashed (deterministically from seed, job id, switch
 // and flow index) onto one of the links; the job's weight on a link is
-// its share of the flows there.  Ring: `flows` flows; all-to-all: flows x
-// m(n-m) (one connection per node pair across the uplink), at most 4096.
-// Crossings of one-pipe switches are kept as they are.
+// its share of the flows there.  flows x conns flows (one connection per
+// node pair for all-to-all and pipeline), at most 4096.  A rail
+// collective (groups rails) is not hashed: rail r's ring is on link
+// orrery_rail_link(r, k) with weight/groups.  Crossings of one-pipe
+// switches are kept as they are.
 std::vector<Crossing> hash_flows(const Fabric &f, std::vector<Crossing> x,
-				 uint32_t nodes, Coll c, uint32_t flows,
+				 Coll c, uint32_t groups, uint32_t flows,
 				 uint64_t seed, uint32_t job_id);
 
 }  // namespace sim

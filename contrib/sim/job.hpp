@@ -15,6 +15,7 @@ struct Phase {
 	double duration = 0;  // Up time in isolation, s
 	double demand = 0;    // per-node Mbit/s while Up (<= NIC rate)
 	Coll coll = Coll::Ring;
+	uint32_t groups = 0;  // pipeline stages or rails (orrery_phase_t)
 };
 
 // Phases sorted by offset.  Phases that overlap in the profile are run one

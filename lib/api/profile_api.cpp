@@ -108,14 +108,16 @@ int orrery_profile_new(int64_t period_us, const orrery_phase_t *phases,
 			ph.offset_us = phases[i].offset_us;
 			ph.duration_us = phases[i].duration_us;
 			ph.demand_mbps = phases[i].demand_mbps;
-			if (phases[i].collective != ORRERY_COLL_RING &&
-			    phases[i].collective != ORRERY_COLL_ALLTOALL)
+			if (phases[i].collective < ORRERY_COLL_RING ||
+			    phases[i].collective > ORRERY_COLL_RAIL)
 				fail(ORRERY_EINVAL, "phase " + std::to_string(i) +
 					": unknown collective " +
 					std::to_string(phases[i].collective) +
 					" (accepted: ORRERY_COLL_RING, "
-					"ORRERY_COLL_ALLTOALL)");
+					"ORRERY_COLL_ALLTOALL, ORRERY_COLL_PIPELINE, "
+					"ORRERY_COLL_RAIL)");
 			ph.coll = (Collective)phases[i].collective;
+			ph.groups = phases[i].groups;
 			p.pattern.phases.push_back(ph);
 		}
 		p.pattern = normalise_pattern(std::move(p.pattern));
@@ -209,6 +211,7 @@ int orrery_profile_phase(const orrery_profile_t *p, size_t i,
 	out->duration_us = ph.duration_us;
 	out->demand_mbps = ph.demand_mbps;
 	out->collective = (int)ph.coll;
+	out->groups = ph.groups;
 	return ORRERY_OK;
 }
 

@@ -1,4 +1,5 @@
 // C API of the topology module (orrery.h, "Topology").
+#include <algorithm>
 #include <cstring>
 
 #include "api/guard.hpp"
@@ -351,11 +352,66 @@ int orrery_profile_on_link(const orrery_profile_t *p, uint32_t m, uint32_t n,
 		if (n < 2 || m == 0 || m >= n)
 			orrery::fail(ORRERY_ERANGE,
 				     "an uplink is crossed only with 0 < m < n job nodes below it");
+		orrery::Crossing c{0, m, n, {}};
+		for (uint32_t i = 0; i < m; i++)
+			c.pos.push_back(i);
 		auto *h = new orrery_profile;
-		h->p.pattern = orrery::pattern_on_link(p->p.pattern,
-						       orrery::Crossing{0, m, n});
+		h->p.pattern = orrery::pattern_on_link(p->p.pattern, c);
 		*out = h;
 	});
+}
+
+// The most job nodes the public crossing calls take (a mask of n bytes).
+static const uint32_t kMaxMaskNodes = 1000000;
+
+int orrery_profile_on_uplink(const orrery_profile_t *p, const uint8_t *below,
+			     uint32_t n, orrery_profile_t **out,
+			     orrery_error_t *err)
+{
+	return orrery::guard(err, [&] {
+		if (!p || !out || (n && !below))
+			orrery::fail(ORRERY_EINVAL, "NULL argument");
+		*out = nullptr;
+		if (p->p.is_model())
+			orrery::fail(ORRERY_ESTATE,
+				     "profile '" + p->p.model->name +
+				     "' is a model: resolve it for the job's shape first");
+		if (n > kMaxMaskNodes)
+			orrery::fail(ORRERY_ELIMIT, std::to_string(n) +
+				     " job nodes, more than the limit of " +
+				     std::to_string(kMaxMaskNodes));
+		orrery::Crossing c{0, 0, n, {}};
+		for (uint32_t i = 0; i < n; i++)
+			if (below[i])
+				c.pos.push_back(i);
+		c.m = (uint32_t)c.pos.size();
+		if (n < 2 || c.m == 0 || c.m >= n)
+			orrery::fail(ORRERY_ERANGE,
+				     "an uplink is crossed only with 0 < m < n job nodes below it");
+		auto *h = new orrery_profile;
+		h->p.pattern = orrery::pattern_on_link(p->p.pattern, c);
+		*out = h;
+	});
+}
+
+double orrery_phase_crossing(const orrery_phase_t *ph, const uint8_t *below,
+			     uint32_t n, uint32_t *connections)
+{
+	if (connections)
+		*connections = 0;
+	if (!ph || (n && !below) || n > kMaxMaskNodes ||
+	    ph->collective < ORRERY_COLL_RING || ph->collective > ORRERY_COLL_RAIL)
+		return -1.0;
+	orrery::Carry k = orrery::phase_crossing((orrery::Collective)ph->collective,
+						 ph->groups, below, n);
+	if (connections)
+		*connections = (uint32_t)std::min<uint64_t>(k.connections, UINT32_MAX);
+	return k.factor;
+}
+
+uint32_t orrery_rail_link(uint32_t rail, uint32_t links)
+{
+	return links ? rail % links : 0;
 }
 
 }  // extern "C"

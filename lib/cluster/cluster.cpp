@@ -108,7 +108,7 @@ void Cluster::add_job(uint32_t id, std::vector<uint32_t> nodes, Pattern p,
 	j.nodes = std::move(nodes);
 	j.pattern = std::move(p);
 	j.shift_us = shift_us;
-	j.links = crossings(topo_, j.nodes);
+	j.links = crossings(topo_, j.nodes, needs_positions(j.pattern));
 	auto it = jobs_.emplace(id, std::move(j)).first;
 	try {
 		index_job(it->second);

@@ -360,7 +360,7 @@ Cluster::Loaded Cluster::parse_state(const std::string &data,
 		j.gate_period_us = gate_period(j.pattern, circle_);
 		j.shift_us = shift;
 		j.nodes = std::move(nodes);
-		j.links = crossings(topo_, j.nodes);
+		j.links = crossings(topo_, j.nodes, needs_positions(j.pattern));
 		for (const Crossing &c : j.links)
 			link_jobs[c.sw].push_back(j.id);  // ids ascend: file is sorted
 		jobs.emplace(j.id, std::move(j));

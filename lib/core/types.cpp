@@ -7,8 +7,9 @@ namespace orrery {
 
 bool Phase::operator<(const Phase &o) const
 {
-	return std::tie(offset_us, duration_us, demand_mbps, coll) <
-	       std::tie(o.offset_us, o.duration_us, o.demand_mbps, o.coll);
+	return std::tie(offset_us, duration_us, demand_mbps, coll, groups) <
+	       std::tie(o.offset_us, o.duration_us, o.demand_mbps, o.coll,
+			o.groups);
 }
 
 double Pattern::mean_demand_mbps() const

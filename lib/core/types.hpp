@@ -10,19 +10,24 @@
 
 namespace orrery {
 
-enum class Collective { Ring = 0, AllToAll = 1 };
+// orrery.h's orrery_collective; the crossing rules are in
+// lib/topology/crossing_rule.cpp.
+enum class Collective { Ring = 0, AllToAll = 1, Pipeline = 2, Rail = 3 };
 
 struct Phase {
 	int64_t offset_us = 0;
 	int64_t duration_us = 0;
 	uint64_t demand_mbps = 0;
 	Collective coll = Collective::Ring;
+	// Pipeline: stages S; Rail: rails R; 0 for ring and all-to-all.
+	uint32_t groups = 0;
 
 	bool operator==(const Phase &o) const
 	{
 		return offset_us == o.offset_us &&
 		       duration_us == o.duration_us &&
-		       demand_mbps == o.demand_mbps && coll == o.coll;
+		       demand_mbps == o.demand_mbps && coll == o.coll &&
+		       groups == o.groups;
 	}
 	bool operator<(const Phase &o) const;
 };
@@ -33,8 +38,10 @@ struct Pattern {
 	int64_t period_us = 0;
 	std::vector<Phase> phases;
 	// Flows the job sends across one uplink (ECMP, lib/circle/ecmp.hpp):
-	// 0 = the link's default; flow_mult is set by pattern_on_link (an
-	// all-to-all crossing carries m(n-m) connections).
+	// 0 = the link's default; flow_mult is set by pattern_on_link (the
+	// most connections a phase sends across: an all-to-all crossing
+	// carries m(n-m), a pipeline one pair per crossing stage pair, a
+	// rail collective one ring per rail).
 	uint32_t flows = 0;
 	uint32_t flow_mult = 1;
 

@@ -65,7 +65,7 @@ double placement_cost(const Cluster &c, const Candidate &cand, const Pattern &p,
 				return -1.0;
 		}
 
-	std::vector<Crossing> xs = crossings(t, cand.nodes);
+	std::vector<Crossing> xs = crossings(t, cand.nodes, needs_positions(p));
 	std::unordered_map<size_t, const Crossing *> mine;
 	for (const Crossing &x : xs)
 		mine.emplace(x.sw, &x);

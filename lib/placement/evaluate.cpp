@@ -138,7 +138,7 @@ Evaluation evaluate(const Cluster &c, const std::vector<uint32_t> &nodes,
 		cache = &local;
 
 	Evaluation e;
-	std::vector<Crossing> xs = crossings(t, nodes);
+	std::vector<Crossing> xs = crossings(t, nodes, needs_positions(p));
 	if (xs.empty()) {
 		e.gate_period_us = gate_period(p, c.circle());
 		return e;

@@ -15,6 +15,17 @@
 //  - DLRM: MLPerf Training DLRM (Criteo 1TB) configuration, bottom MLP
 //    13-512-256-128, top MLP 479-1024-1024-512-256-1, 26 tables of dim
 //    128 (github.com/facebookresearch/dlrm, MLPerf reference).
+//  - Mixtral 8x7B: Jiang et al. 2024, "Mixtral of Experts"
+//    (arXiv:2401.04088: 8 experts, top-2 routing, 46.7 B total and 12.9 B
+//    active parameters) and its Hugging Face config.json
+//    (mistralai/Mixtral-8x7B-v0.1: hidden_size 4096, intermediate_size
+//    14336, num_hidden_layers 32, num_local_experts 8,
+//    num_experts_per_tok 2).  Expert parameters 32 layers x 8 experts x
+//    3 x 4096 x 14336 = 45,097,156,608; the rest (attention, embeddings,
+//    norms, routers) 1,605,636,096 of the 46,702,792,704; active per
+//    token: the rest + 2 of 8 experts = 12,879,925,248.  Expert-parallel
+//    all-to-all: dispatch and combine per MoE layer, forward and backward
+//    (GShard, Lepikhin et al. 2020; Megatron-LM's MoE layer).
 //  - LLaMA-2 7B / 70B: Touvron et al. 2023 (6.74 B, hidden 4096; 68.98 B,
 //    hidden 8192, seq 4096).  GPT-3 175B and GPT-3 XL 1.3B: Brown et al.
 //    2020, table 2.1 (hidden 12288, seq 2048).
@@ -34,6 +45,17 @@ enum class Kind {
 	Transformer,  // data-parallel, 6 x params x seq FLOPs per sample
 	Llm,          // tensor/pipeline/data parallel, 6 x params x seq
 	Dlrm,         // embedding all-to-all + MLP all-reduce
+	Moe,          // expert-parallel all-to-all + data-parallel all-reduce
+};
+
+// Mixture-of-experts layout of a Kind::Moe entry (by name below).
+struct MoeShape {
+	unsigned layers;       // MoE layers (every layer for Mixtral)
+	unsigned experts;      // experts per MoE layer
+	unsigned topk;         // experts each token is routed to
+	double expert_params;  // all experts of all layers
+	double active_params;  // per token: non-expert + topk experts
+	unsigned ep;           // default expert-parallel degree
 };
 
 struct CatalogueEntry {
@@ -97,8 +119,19 @@ std::vector<CatalogueEntry> make_entries()
 	{"llama-7b", Kind::Llm, "LLaMA-2 7B", 6.74e9, 0, 16, 4096, "bf16", 4096, 0, 2, 1, {}},
 	{"llama-70b", Kind::Llm, "LLaMA-2 70B", 68.98e9, 0, 32, 4096, "bf16", 8192, 0, 8, 2, {}},
 	{"gpt3-175b", Kind::Llm, "GPT-3 175B", 175e9, 0, 32, 2048, "bf16", 12288, 0, 8, 2, {}},
+	// MoE: params = all; batch = sequences per tensor-parallel group;
+	// tp default 2 (so 8 expert-parallel ranks span two 8-GPU nodes).
+	{"mixtral-8x7b", Kind::Moe, "Mixtral 8x7B, 8 experts, top-2", 46702792704.0, 0, 4, 4096, "bf16", 4096, 0, 2, 0, {}},
 	};
 	return v;
+}
+
+const MoeShape &moe_shape(const CatalogueEntry &e)
+{
+	static const MoeShape mixtral = {32, 8, 2, 45097156608.0, 12879925248.0, 8};
+	if (e.name == "mixtral-8x7b")
+		return mixtral;
+	fail(ORRERY_EINTERNAL, "catalogue: no expert layout for '" + e.name + "'");
 }
 
 // Accepted parameters by kind, alphabetical (also the canonical order).
@@ -113,6 +146,8 @@ std::vector<std::string> accepted(Kind k)
 	case Kind::Llm:
 		return {"batch", "dp", "gpu", "overlap", "pp", "precision",
 			"seq", "tp"};
+	case Kind::Moe:
+		return {"batch", "ep", "gpu", "overlap", "precision", "seq", "tp"};
 	}
 	return {};
 }
@@ -124,6 +159,7 @@ const char *kind_text(Kind k)
 	case Kind::Transformer: return "transformer, data-parallel ring all-reduce";
 	case Kind::Llm: return "LLM, pipeline sends + data-parallel all-reduce (tensor parallel inside a node)";
 	case Kind::Dlrm: return "recommender, embedding all-to-all + MLP all-reduce";
+	case Kind::Moe: return "mixture-of-experts, expert-parallel all-to-all + data-parallel all-reduce (tensor parallel inside a node)";
 	}
 	return "";
 }
@@ -316,6 +352,7 @@ std::string overlap_text(unsigned permille)
 
 struct Params {
 	unsigned batch = 0, seq = 0, tp = 0, pp = 0, dp = 0;  // dp 0 = auto
+	unsigned ep = 0;                                      // Moe
 	unsigned overlap = 0;                                 // thousandths
 	std::string precision, gpu;
 };
@@ -359,7 +396,8 @@ normalise_params(const CatalogueEntry &e,
 			"(V100 has no bf16; accepted: fp32, fp16)");
 	p.overlap = parse_overlap(get("overlap", "0"));
 	out_map["overlap"] = overlap_text(p.overlap);
-	if (e.kind == Kind::Transformer || e.kind == Kind::Llm) {
+	if (e.kind == Kind::Transformer || e.kind == Kind::Llm ||
+	    e.kind == Kind::Moe) {
 		p.seq = (unsigned)parse_uint("seq", get("seq", std::to_string(e.seq)), 1, 131072);
 		out_map["seq"] = std::to_string(p.seq);
 	}
@@ -379,6 +417,18 @@ normalise_params(const CatalogueEntry &e,
 		}
 		out_map["tp"] = std::to_string(p.tp);
 		out_map["pp"] = std::to_string(p.pp);
+	}
+	if (e.kind == Kind::Moe) {
+		const MoeShape &ms = moe_shape(e);
+		p.tp = (unsigned)parse_uint("tp", get("tp", std::to_string(e.tp)), 1, 64);
+		p.ep = (unsigned)parse_uint("ep", get("ep", std::to_string(ms.ep)),
+					    1, ms.experts);
+		if (ms.experts % p.ep)
+			fail(ORRERY_EINVAL, "ep=" + std::to_string(p.ep) +
+				" must divide the " + std::to_string(ms.experts) +
+				" experts of " + e.name + " (each rank holds whole experts)");
+		out_map["tp"] = std::to_string(p.tp);
+		out_map["ep"] = std::to_string(p.ep);
 	}
 	if (out)
 		*out = p;
@@ -402,6 +452,7 @@ double effective_flops(const Params &p)
 struct RawPhase {
 	double offset, duration, demand;
 	Collective coll;
+	uint32_t groups = 0;  // pipeline stages (Collective::Pipeline)
 };
 
 // Round to whole µs and Mbit/s, clamp to the hard limits, validate.
@@ -423,6 +474,7 @@ Pattern finish(double period, std::vector<RawPhase> raw, uint64_t link)
 		ph.demand_mbps = (uint64_t)std::clamp<double>(
 			d, (double)ORRERY_MIN_DEMAND_MBPS, (double)cap);
 		ph.coll = r.coll;
+		ph.groups = r.groups;
 		p.period_us = std::max(p.period_us, ph.offset_us + ph.duration_us);
 		p.phases.push_back(ph);
 	}
@@ -444,6 +496,16 @@ Pattern finish(double period, std::vector<RawPhase> raw, uint64_t link)
 double ring_bytes(double grad_bytes, double nodes)
 {
 	return 2.0 * (nodes - 1.0) / nodes * grad_bytes;
+}
+
+// Tensor parallelism stays inside a node (LLM and MoE layouts).
+void check_tp(const std::string &who, uint64_t tp, uint64_t gpn)
+{
+	if (tp > gpn || gpn % tp)
+		fail(ORRERY_EINVAL, who + "tp=" + std::to_string(tp) +
+			" must divide the GPUs per node (" +
+			std::to_string(gpn) +
+			"): tensor parallelism stays inside a node");
 }
 
 // µs to move `bytes` at `link` Mbit/s (1 Mbit/s = 1 bit/µs).
@@ -529,16 +591,64 @@ Pattern resolve_model(const ModelRef &model, const Shape &shape_in)
 		return finish(start + comm, ph, link);
 	}
 
+	if (e.kind == Kind::Moe) {
+		// GPUs numbered tensor-parallel rank fastest, then expert-
+		// parallel rank, then data-parallel replica (Megatron-LM's MoE
+		// order).  An expert-parallel group holds each expert once.
+		const MoeShape &ms = moe_shape(e);
+		uint64_t total = nodes * gpn, tp = p.tp, group = p.tp * p.ep;
+		std::string who = e.name + ": ";
+		check_tp(who, tp, gpn);
+		if (group > total || total % group)
+			fail(ORRERY_EINVAL, who + "tp=" + std::to_string(tp) +
+				" x ep=" + std::to_string(p.ep) +
+				" does not divide the job's " + std::to_string(total) +
+				" GPUs (" + std::to_string(nodes) + " nodes x " +
+				std::to_string(gpn) + ")");
+		if (group % gpn && gpn % group)
+			fail(ORRERY_EINVAL, who + "tp x ep = " + std::to_string(group) +
+				" GPUs per expert-parallel group must be a multiple "
+				"or a divisor of the GPUs per node (" +
+				std::to_string(gpn) + ")");
+		// Each token costs 6 x its active parameters (top-k experts),
+		// split over the tensor-parallel ranks.
+		double compute = 6.0 * ms.active_params * p.seq * p.batch /
+				 (double)tp / flops * 1e6;
+		if (nodes <= 1)
+			return finish(compute, {}, link);
+		// All-to-all: per MoE layer each token's hidden vector goes
+		// to its top-k experts and comes back (dispatch, combine),
+		// forward and backward: 4 x k x hidden x bytes per token per
+		// layer, of which the experts on the group's other nodes
+		// take (G-1)/G, G = nodes per group (routing uniform).
+		double ep_nodes = group >= gpn ? (double)(group / gpn) : 1.0;
+		double tokens = (double)(gpn / tp) * p.batch * p.seq;
+		double a2a_bytes = 4.0 * ms.topk * ms.layers * e.hidden *
+				   grad_bytes * tokens * (ep_nodes - 1.0) / ep_nodes;
+		double a2a = 0.0;
+		if (a2a_bytes > 0) {
+			a2a = wire_us(a2a_bytes, link);
+			ph.push_back({0.0, a2a, (double)link, Collective::AllToAll});
+		}
+		// Data-parallel all-reduce: the non-expert gradients over all
+		// nodes, each expert's over its replicas (one per group, the
+		// node holding 1/G of the experts); one ring phase.
+		double dense = (e.params - ms.expert_params) * grad_bytes;
+		double expert = ms.expert_params * grad_bytes / ep_nodes;
+		double comm = wire_us(ring_bytes(dense, N) +
+				      ring_bytes(expert, N / ep_nodes), link);
+		double hidden = std::min(overlap * comm, compute);
+		double start = a2a + compute - hidden;
+		ph.push_back({start, comm, (double)link, Collective::Ring});
+		return finish(start + comm, ph, link);
+	}
+
 	// LLM: GPUs numbered tensor-parallel rank fastest, then data-
 	// parallel rank, then pipeline stage (Megatron-LM's default order).
 	uint64_t total = nodes * gpn;
 	uint64_t tp = p.tp, pp = p.pp;
 	std::string who = e.name + ": ";
-	if (tp > gpn || gpn % tp)
-		fail(ORRERY_EINVAL, who + "tp=" + std::to_string(tp) +
-			" must divide the GPUs per node (" +
-			std::to_string(gpn) +
-			"): tensor parallelism stays inside a node");
+	check_tp(who, tp, gpn);
 	if (tp * pp > total || total % (tp * pp))
 		fail(ORRERY_EINVAL, who + "tp=" + std::to_string(tp) + " x pp=" +
 			std::to_string(pp) + " does not divide the job's " +
@@ -578,7 +688,10 @@ Pattern resolve_model(const ModelRef &model, const Shape &shape_in)
 		double bits = 8.0 * groups * sends * m * p.seq * e.hidden *
 			      grad_bytes;
 		window = std::max(compute, bits / (double)link);
-		ph.push_back({0.0, window, bits / window, Collective::Ring});
+		// Point-to-point between the pp stages (consecutive blocks of
+		// nodes in rank order): the pipeline crossing rule.
+		ph.push_back({0.0, window, bits / window, Collective::Pipeline,
+			      (uint32_t)pp});
 	}
 	double stage_nodes = stage >= gpn ? (double)(stage / gpn) : 1.0;
 	if (stage_nodes <= 1.0)  // data-parallel groups inside one node

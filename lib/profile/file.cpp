@@ -245,12 +245,10 @@ Profile load_profile_data(std::string_view data, const std::string &origin)
 			     units::explain(r, d, false));
 		if (g_key_file_has_key(k.kf, gc, "collective", nullptr)) {
 			std::string c = value(k.kf, gc, "collective", origin);
-			if (c == "a2a")
-				ph.coll = Collective::AllToAll;
-			else if (c != "ring")
+			std::string bad = parse_collective(c, ph);
+			if (!bad.empty())
 				fail(ORRERY_EINVAL, origin + ": [" + g +
-					"] collective '" + c.substr(0, 32) +
-					"' not accepted (accepted: ring, a2a)");
+					"] " + bad);
 		}
 		p.phases.push_back(ph);
 	}
@@ -343,7 +341,7 @@ void save_profile_file(const Pattern &pat, const std::string &path,
 			units::format_time_us(ph.duration_us) + "\ndemand=" +
 			units::format_rate_mbps(ph.demand_mbps) +
 			"\ncollective=" +
-			(ph.coll == Collective::AllToAll ? "a2a" : "ring") + "\n";
+			collective_name(ph) + "\n";
 	}
 	if (!g_utf8_validate(text.data(), (gssize)text.size(), nullptr))
 		fail(ORRERY_EINVAL, path + ": comment is not valid UTF-8");

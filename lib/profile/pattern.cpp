@@ -1,4 +1,4 @@
-// Explicit patterns: period=T;up=OFFSET+DURATION@DEMAND[/ring|/a2a];...
+// Explicit patterns: period=T;up=OFFSET+DURATION@DEMAND[/ring|/a2a|/ppS|/railR];...
 // Grammar, limits and canonical form: doc/orrery-profile.7.
 #include <algorithm>
 #include <string>
@@ -32,7 +32,8 @@ int64_t parse_time(std::string_view text, const std::string &token)
 	return v;
 }
 
-const char kPhaseSyntax[] = "expected up=OFFSET+DURATION@DEMAND[/ring|/a2a], "
+const char kPhaseSyntax[] = "expected up=OFFSET+DURATION@DEMAND"
+			    "[/ring|/a2a|/ppS|/railR], "
 			    "e.g. up=0ms+80ms@45Gbps";
 
 Phase parse_phase(std::string_view body, const std::string &token)
@@ -52,14 +53,9 @@ Phase parse_phase(std::string_view body, const std::string &token)
 	if (slash != std::string_view::npos) {
 		dem = rest.substr(0, slash);
 		coll = rest.substr(slash + 1);
-		if (coll == "ring")
-			ph.coll = Collective::Ring;
-		else if (coll == "a2a")
-			ph.coll = Collective::AllToAll;
-		else
-			fail(ORRERY_EINVAL, "'" + token +
-				"': unknown collective '" + std::string(coll) +
-				"' (accepted: ring, a2a)");
+		std::string bad = parse_collective(coll, ph);
+		if (!bad.empty())
+			fail(ORRERY_EINVAL, "'" + token + "': " + bad);
 	}
 	ph.offset_us = parse_time(off, token);
 	ph.duration_us = parse_time(dur, token);
@@ -86,10 +82,26 @@ void check_phase(const Phase &ph, int64_t period, const std::string &what)
 			(ph.demand_mbps ? units::format_rate_mbps(ph.demand_mbps)
 					: std::string("0Mbps")) +
 			" out of range (" + kDemandRange + ")");
-	if (ph.coll != Collective::Ring && ph.coll != Collective::AllToAll)
+	if (ph.coll != Collective::Ring && ph.coll != Collective::AllToAll &&
+	    ph.coll != Collective::Pipeline && ph.coll != Collective::Rail)
 		fail(ORRERY_EINVAL, what + ": unknown collective " +
 				    std::to_string((int)ph.coll) +
-				    " (accepted: ring, a2a)");
+				    " (accepted: " + kCollectivesAccepted + ")");
+	if (ph.coll == Collective::Pipeline &&
+	    (ph.groups < 2 || ph.groups > ORRERY_MAX_STAGES))
+		fail(ORRERY_ERANGE, what + ": " + std::to_string(ph.groups) +
+			" pipeline stages out of range (2.." +
+			std::to_string(ORRERY_MAX_STAGES) + ")");
+	if (ph.coll == Collective::Rail &&
+	    (ph.groups < 1 || ph.groups > ORRERY_MAX_RAILS))
+		fail(ORRERY_ERANGE, what + ": " + std::to_string(ph.groups) +
+			" rails out of range (1.." +
+			std::to_string(ORRERY_MAX_RAILS) + ")");
+	if ((ph.coll == Collective::Ring || ph.coll == Collective::AllToAll) &&
+	    ph.groups != 0)
+		fail(ORRERY_EINVAL, what + ": a " + collective_name(ph) +
+			" phase takes no stage or rail count (" +
+			std::to_string(ph.groups) + " given)");
 	// offset <= period and duration <= period here, so no overflow.
 	if (ph.offset_us > period || ph.duration_us > period - ph.offset_us)
 		fail(ORRERY_ERANGE, what + ": offset " +
@@ -100,6 +112,69 @@ void check_phase(const Phase &ph, int64_t period, const std::string &what)
 }
 
 }  // namespace
+
+const char kCollectivesAccepted[] =
+	"ring, a2a, ppS for S pipeline stages (2..1024), "
+	"railR for R rails (1..64)";
+static_assert(ORRERY_MAX_STAGES == 1024 && ORRERY_MAX_RAILS == 64,
+	      "kCollectivesAccepted names the limits");
+
+std::string parse_collective(std::string_view text, Phase &ph)
+{
+	const std::string shown(text.substr(0, 32));
+	ph.groups = 0;
+	if (text == "ring") {
+		ph.coll = Collective::Ring;
+		return "";
+	}
+	if (text == "a2a") {
+		ph.coll = Collective::AllToAll;
+		return "";
+	}
+	const bool pp = text.rfind("pp", 0) == 0;
+	if (!pp && text.rfind("rail", 0) != 0)
+		return "unknown collective '" + shown + "' (accepted: " +
+		       kCollectivesAccepted + ")";
+	const std::string_view digits = text.substr(pp ? 2 : 4);
+	const uint32_t lo = pp ? 2 : 1;
+	const uint32_t hi = pp ? ORRERY_MAX_STAGES : ORRERY_MAX_RAILS;
+	const std::string what = pp ? "pipeline stages" : "rails";
+	if (digits.empty())
+		return "collective '" + shown + "' needs its number of " + what +
+		       (pp ? ", e.g. pp4" : ", e.g. rail8");
+	if (digits.find_first_not_of("0123456789") != std::string_view::npos ||
+	    (digits[0] == '0' && digits.size() > 1))
+		return "collective '" + shown + "': the number of " + what +
+		       " must be a plain whole number (accepted: " +
+		       kCollectivesAccepted + ")";
+	uint32_t v = 0;
+	if (digits.size() <= 6)
+		for (char c : digits)
+			v = v * 10 + (uint32_t)(c - '0');
+	else
+		v = hi + 1;
+	if (v < lo || v > hi)
+		return "collective '" + shown + "': " + what +
+		       " out of range (" + std::to_string(lo) + ".." +
+		       std::to_string(hi) + ")";
+	ph.coll = pp ? Collective::Pipeline : Collective::Rail;
+	ph.groups = v;
+	return "";
+}
+
+std::string collective_name(const Phase &ph)
+{
+	switch (ph.coll) {
+	case Collective::AllToAll:
+		return "a2a";
+	case Collective::Pipeline:
+		return "pp" + std::to_string(ph.groups);
+	case Collective::Rail:
+		return "rail" + std::to_string(ph.groups);
+	default:
+		return "ring";
+	}
+}
 
 Pattern normalise_pattern(Pattern p)
 {
@@ -192,8 +267,8 @@ std::string canonical(const Pattern &p)
 		s += ";up=" + units::format_time_us(ph.offset_us) + "+" +
 		     units::format_time_us(ph.duration_us) + "@" +
 		     units::format_rate_mbps(ph.demand_mbps);
-		if (ph.coll == Collective::AllToAll)
-			s += "/a2a";
+		if (ph.coll != Collective::Ring)
+			s += "/" + collective_name(ph);
 	}
 	return s;
 }

@@ -56,17 +56,34 @@ private:
 	bool finalized_ = false;
 };
 
-// One uplink a job's traffic crosses: m of the job's n nodes are below it.
+// One uplink a job's traffic crosses: m of the job's n nodes are below it,
+// at positions pos (ascending) of the job's node order.
 struct Crossing {
 	size_t sw;
 	uint32_t m;
 	uint32_t n;
+	std::vector<uint32_t> pos;
 };
-// Uplinks crossed by a node set (nodes below sw and nodes outside).
+// Uplinks crossed by a node set (nodes below sw and nodes outside).  The
+// job's node order is ascending node index (Slurm's order).  Crossing::pos
+// is filled only with positions (what a pipeline phase needs: pass
+// needs_positions(pattern); pattern_on_link refuses a pipeline without).
 std::vector<Crossing> crossings(const Topology &t,
-				const std::vector<uint32_t> &nodes);
-// The job's pattern as seen on one uplink (ring: demand x1; all-to-all:
-// demand x m(n-m)/(n-1)).
+				const std::vector<uint32_t> &nodes,
+				bool positions = true);
+bool needs_positions(const Pattern &p);
+// The crossing rule of one phase (orrery.h, orrery_collective): load as a
+// multiple of the phase demand and the connections it travels in.
+// below[i] != 0 when the job's i-th node is below the uplink, i < n.
+struct Carry {
+	double factor = 0;
+	uint64_t connections = 0;
+};
+Carry phase_crossing(Collective c, uint32_t groups, const uint8_t *below,
+		     uint32_t n);
+// The job's pattern as seen on one uplink: each phase's demand times its
+// factor (0 when nothing crosses: phases stay in step); flow_mult the most
+// connections of a phase.
 Pattern pattern_on_link(const Pattern &p, const Crossing &c);
 
 // Walk a forest given by parent indices (-1 = a root) once, in linear

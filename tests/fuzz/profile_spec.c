@@ -4,7 +4,9 @@
  *
  * Oracle beyond "no crash": an accepted profile has a canonical form that
  * parses again to an equal profile (the form that travels in the job's
- * environment and the state file), and it resolves for a job shape.
+ * environment and the state file), and it resolves for a job shape
+ * whose phases have a valid collective and cross an uplink by the crossing
+ * rules within their bounds (no more than the pairs a pipeline has).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -62,6 +64,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(ph.offset_us >= 0 && ph.duration_us > 0 &&
 				   ph.offset_us + ph.duration_us <= period,
 				   "phase %zu outside the period", i);
+			FUZZ_CHECK(ph.collective >= ORRERY_COLL_RING &&
+				   ph.collective <= ORRERY_COLL_RAIL,
+				   "phase %zu: collective %d", i, ph.collective);
+			FUZZ_CHECK(ph.collective == ORRERY_COLL_PIPELINE
+					   ? ph.groups >= 2 && ph.groups <= ORRERY_MAX_STAGES
+				   : ph.collective == ORRERY_COLL_RAIL
+					   ? ph.groups >= 1 && ph.groups <= ORRERY_MAX_RAILS
+					   : ph.groups == 0,
+				   "phase %zu: collective %d with count %u", i,
+				   ph.collective, ph.groups);
+			/* 8 nodes, those set in the input's third byte below
+			 * the uplink. */
+			uint8_t below[8];
+			uint32_t conns = 0;
+			for (int b = 0; b < 8; b++)
+				below[b] = size > 2 ? (data[2] >> b) & 1 : b < 4;
+			double f = orrery_phase_crossing(&ph, below, 8, &conns);
+			/* a2a at most 4 x 4 connections, a pipeline 7 pairs,
+			 * a rail one ring per rail */
+			FUZZ_CHECK(f >= 0 && f <= 7 &&
+				   conns <= (ph.collective == ORRERY_COLL_RAIL
+						     ? ph.groups : 16),
+				   "phase %zu: crossing factor %g, %u connections",
+				   i, f, conns);
 		}
 	}
 	orrery_profile_free(r);

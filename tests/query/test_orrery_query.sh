@@ -91,6 +91,14 @@ matches out '^  Up +150 ms +20 ms +170 ms +10 Gb/s +all-to-all$'
 matches out '^  Down +170 ms +80 ms +250 ms +- +-$'
 run "bad profile" 1 $Q profile 'period=250ms;up=0ms+300ms@45Gbps'
 matches err '^orrery-query: profile: .+'
+run "pipeline and rail profile" 0 $Q profile 'period=100ms;up=0ms+30ms@25Gbps/pp4;up=50ms+20ms@400Gbps/rail8'
+has out "canonical    period=100ms;up=0s+30ms@25Gbps/pp4;up=50ms+20ms@400Gbps/rail8"
+matches out '^  Up +0 ms +30 ms +30 ms +25 Gb/s +pipeline, 4 stages$'
+matches out '^  Up +50 ms +20 ms +70 ms +400 Gb/s +rail, 8 rails$'
+run "pipeline without stages" 1 $Q profile 'period=100ms;up=0ms+30ms@25Gbps/pp'
+has err "orrery-query: profile: 'up=0ms+30ms@25Gbps/pp': collective 'pp' needs its number of pipeline stages, e.g. pp4"
+run "MoE model" 0 $Q profile mixtral-8x7b --nodes 4
+has out "resolved     period=14766301us;up=0s+5497558us@100Gbps/a2a;up=10773176us+3993125us@100Gbps"
 
 # --- place and solve ----------------------------------------------------
 JOBS=$EX/running-jobs.txt

@@ -213,6 +213,9 @@ static void test_round_trip(void **state)
 
 	add(c, 1234, a, 4, "period=100ms;up=0ms+50ms@100Gbps", 50000);
 	add(c, 77, b, 2, "period=250ms;up=0ms+80ms@45Gbps;up=150ms+20ms@10Gbps/a2a", 123457);
+	/* pipeline stages and rails survive the state file */
+	uint32_t pl[] = {2, 3, 6, 7};
+	add(c, 900, pl, 4, "period=100ms;up=0ms+30ms@25Gbps/pp4;up=50ms+20ms@400Gbps/rail8", 7000);
 	orrery_cluster_set_epoch_us(c, 1764460800000000LL);
 	snprintf(path, sizeof path, "%s/state", tmpdir);
 	assert_int_equal(orrery_cluster_save(c, path, &err), ORRERY_OK);
@@ -223,8 +226,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(orrery_cluster_load(d, path, &dropped, &err), ORRERY_OK);
 	assert_int_equal(dropped, 0);
 	assert_int_equal(orrery_cluster_epoch_us(d), 1764460800000000LL);
-	assert_int_equal(orrery_cluster_job_count(d), 2);
-	for (size_t i = 0; i < 2; i++) {
+	assert_int_equal(orrery_cluster_job_count(d), 3);
+	for (size_t i = 0; i < 3; i++) {
 		uint32_t id = orrery_cluster_job_id(c, i);
 		int64_t s1, s2, p1, p2;
 		assert_int_equal(orrery_cluster_job_id(d, i), id);
@@ -242,7 +245,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(orrery_cluster_remove_job(c, 77), ORRERY_OK);
 	assert_int_equal(orrery_cluster_save(c, path, &err), ORRERY_OK);
 	assert_int_equal(orrery_cluster_load(d, path, NULL, &err), ORRERY_OK);
-	assert_int_equal(orrery_cluster_job_count(d), 1);
+	assert_int_equal(orrery_cluster_job_count(d), 2);
 	assert_int_equal(count_files(tmpdir), 1);
 
 	/* An unwritable directory is an I/O error naming the path. */
@@ -521,12 +524,43 @@ static void test_fault_kinds(void **state)
 	orrery_cluster_free(c);
 }
 
+/* The crossing rule reaches the score: a running /pp2 job on node001-002
+ * and node005-006 (stages {001,002} and {005,006}; pairs 001-005 and
+ * 002-006 both cross) puts 2 x 30 = 60 Gb/s on the 100 Gb/s uplinks of
+ * leaf1 and leaf2 for 80 of every 100 ms.  A 50 Gb/s ring newcomer on
+ * node003 + node007 overlaps it for at least 60 ms at any shift: 110 Gb/s,
+ * over capacity.  Had the running job been a ring (30 Gb/s), the same
+ * newcomer would fit (80 Gb/s): score 1. */
+static void test_pipeline_scored(void **state)
+{
+	uint32_t run[] = {0, 1, 4, 5}, mine[] = {2, 6};
+	const char *spec[] = {"period=100ms;up=0ms+80ms@30Gbps/pp2",
+			      "period=100ms;up=0ms+80ms@30Gbps"};
+	double score[2];
+	for (int k = 0; k < 2; k++) {
+		orrery_cluster_t *c = make_cluster();
+		orrery_profile_t *p = profile("period=100ms;up=0ms+80ms@50Gbps");
+		orrery_eval_t *e = NULL;
+		orrery_error_t err;
+		add(c, 1, run, 4, spec[k], 0);
+		assert_int_equal(orrery_cluster_evaluate(c, mine, 2, p, &e, &err), ORRERY_OK);
+		assert_int_equal(orrery_eval_link_count(e), 2);
+		score[k] = orrery_eval_score_min(e);
+		orrery_eval_free(e);
+		orrery_profile_free(p);
+		orrery_cluster_free(c);
+	}
+	assert_true(score[0] < 0.99);
+	assert_true(score[1] > 0.999);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new),
 		cmocka_unit_test(test_jobs),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_pipeline_scored),
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_load_data),

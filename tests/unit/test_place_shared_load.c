@@ -46,6 +46,7 @@ static orrery_profile_t *random_profile(void)
 		ph[i].duration_us = dur;
 		ph[i].demand_mbps = (10 + rnd() % 91) * 1000ULL;
 		ph[i].collective = (rnd() % 4 == 0) ? ORRERY_COLL_ALLTOALL : ORRERY_COLL_RING;
+		ph[i].groups = 0;
 	}
 	assert_int_equal(orrery_profile_new(period, ph, n, &p, &err), ORRERY_OK);
 	return p;

@@ -112,6 +112,16 @@ static void test_pattern_accept(void **state)
 		{"period=3600s;up=0s+3600s@10Tbps",
 		 "period=3600s;up=0s+3600s@10Tbps"},
 		{"period=1.000000s", "period=1s"},
+		/* pipeline stages and rails; phases differing only there are
+		 * distinct and sorted by collective, then count */
+		{"period=100ms;up=0ms+30ms@25Gbps/pp4;up=50ms+20ms@400Gbps/rail8",
+		 "period=100ms;up=0s+30ms@25Gbps/pp4;up=50ms+20ms@400Gbps/rail8"},
+		{"period=100ms;up=0ms+30ms@25Gbps/pp8;up=0ms+30ms@25Gbps/pp2",
+		 "period=100ms;up=0s+30ms@25Gbps/pp2;up=0s+30ms@25Gbps/pp8"},
+		{"period=100ms;up=0ms+30ms@25Gbps/pp1024;up=0ms+1ms@1Gbps/rail1",
+		 "period=100ms;up=0s+1ms@1Gbps/rail1;up=0s+30ms@25Gbps/pp1024"},
+		{"period=100ms;up=0ms+30ms@25Gbps/rail64",
+		 "period=100ms;up=0s+30ms@25Gbps/rail64"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		expect_canonical(cases[i][0], cases[i][1]);
@@ -144,7 +154,8 @@ static void test_pattern_reject(void **state)
 	expect_reject("period=5ms5", ORRERY_EINVAL, NULL);
 	expect_reject("period=250ms;up=0ms+80ms", ORRERY_EINVAL,
 		      "malformed phase 'up=0ms+80ms' (expected "
-		      "up=OFFSET+DURATION@DEMAND[/ring|/a2a], e.g. up=0ms+80ms@45Gbps)");
+		      "up=OFFSET+DURATION@DEMAND[/ring|/a2a|/ppS|/railR], "
+		      "e.g. up=0ms+80ms@45Gbps)");
 	expect_reject("period=250ms;up=0ms+80ms@45GBps", ORRERY_EINVAL,
 		      "'up=0ms+80ms@45GBps': demand '45GBps' has an unknown unit "
 		      "(accepted: Mbps, Gbps, Tbps)");
@@ -152,7 +163,40 @@ static void test_pattern_reject(void **state)
 		      "'up=0ms+80ms@0.5Mbps': demand '0.5Mbps' is not a whole number of Mbps");
 	expect_reject("period=250ms;up=0ms+80ms@45Gbps/tree", ORRERY_EINVAL,
 		      "'up=0ms+80ms@45Gbps/tree': unknown collective 'tree' "
-		      "(accepted: ring, a2a)");
+		      "(accepted: ring, a2a, ppS for S pipeline stages (2..1024), "
+		      "railR for R rails (1..64))");
+	/* pipeline and rail collectives: a count, plain and in range */
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/pp", ORRERY_EINVAL,
+		      "'up=0ms+80ms@45Gbps/pp': collective 'pp' needs its number "
+		      "of pipeline stages, e.g. pp4");
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/rail", ORRERY_EINVAL,
+		      "'up=0ms+80ms@45Gbps/rail': collective 'rail' needs its "
+		      "number of rails, e.g. rail8");
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/pp1", ORRERY_EINVAL,
+		      "'up=0ms+80ms@45Gbps/pp1': collective 'pp1': pipeline "
+		      "stages out of range (2..1024)");
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/pp1025", ORRERY_EINVAL,
+		      "'up=0ms+80ms@45Gbps/pp1025': collective 'pp1025': pipeline "
+		      "stages out of range (2..1024)");
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/pp99999999999", ORRERY_EINVAL,
+		      "'up=0ms+80ms@45Gbps/pp99999999999': collective "
+		      "'pp99999999999': pipeline stages out of range (2..1024)");
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/rail0", ORRERY_EINVAL,
+		      "'up=0ms+80ms@45Gbps/rail0': collective 'rail0': rails "
+		      "out of range (1..64)");
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/rail65", ORRERY_EINVAL,
+		      "'up=0ms+80ms@45Gbps/rail65': collective 'rail65': rails "
+		      "out of range (1..64)");
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/pp04", ORRERY_EINVAL,
+		      "'up=0ms+80ms@45Gbps/pp04': collective 'pp04': the number "
+		      "of pipeline stages must be a plain whole number (accepted: "
+		      "ring, a2a, ppS for S pipeline stages (2..1024), railR for "
+		      "R rails (1..64))");
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/pp+4", ORRERY_EINVAL, NULL);
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/pp 4", ORRERY_EINVAL, NULL);
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/rail8x", ORRERY_EINVAL, NULL);
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/PP4", ORRERY_EINVAL, NULL);
+	expect_reject("period=250ms;up=0ms+80ms@45Gbps/ring4", ORRERY_EINVAL, NULL);
 	expect_reject("period=250ms;down=0ms+80ms@45Gbps", ORRERY_EINVAL, NULL);
 	expect_reject("period=250ms;up", ORRERY_EINVAL, NULL);
 	/* files are read by the SPANK plugin, never by the parser */
@@ -225,19 +269,38 @@ static void test_limits(void **state)
 	/* orrery_profile_new applies the same validation */
 	orrery_phase_t ph[ORRERY_MAX_PHASES + 1];
 	for (int i = 0; i <= ORRERY_MAX_PHASES; i++)
-		ph[i] = (orrery_phase_t){i * 1000, 1000, 1000, ORRERY_COLL_RING};
+		ph[i] = (orrery_phase_t){i * 1000, 1000, 1000, ORRERY_COLL_RING, 0};
 	orrery_error_t err;
 	p = NULL;
 	assert_int_equal(orrery_profile_new(1000000, ph, ORRERY_MAX_PHASES + 1,
 					    &p, &err), ORRERY_ELIMIT);
 	assert_null(p);
 	assert_int_equal(orrery_profile_new(999, NULL, 0, &p, &err), ORRERY_ERANGE);
-	ph[0] = (orrery_phase_t){-1, 10, 10, ORRERY_COLL_RING};
+	ph[0] = (orrery_phase_t){-1, 10, 10, ORRERY_COLL_RING, 0};
 	assert_int_equal(orrery_profile_new(1000000, ph, 1, &p, &err), ORRERY_ERANGE);
-	ph[0] = (orrery_phase_t){INT64_MAX, INT64_MAX, 10, ORRERY_COLL_RING};
+	ph[0] = (orrery_phase_t){INT64_MAX, INT64_MAX, 10, ORRERY_COLL_RING, 0};
 	assert_int_equal(orrery_profile_new(1000000, ph, 1, &p, &err), ORRERY_ERANGE);
-	ph[0] = (orrery_phase_t){0, 10, 10, 7};
+	ph[0] = (orrery_phase_t){0, 10, 10, 7, 0};
 	assert_int_equal(orrery_profile_new(1000000, ph, 1, &p, &err), ORRERY_EINVAL);
+	/* A pipeline needs 2..1024 stages, a rail 1..64 rails; ring and
+	 * all-to-all take no count. */
+	ph[0] = (orrery_phase_t){0, 10, 10, ORRERY_COLL_PIPELINE, 1};
+	assert_int_equal(orrery_profile_new(1000000, ph, 1, &p, &err), ORRERY_ERANGE);
+	assert_non_null(strstr(err.message, "pipeline stages out of range (2..1024)"));
+	ph[0].groups = 4;
+	assert_int_equal(orrery_profile_new(1000000, ph, 1, &p, &err), ORRERY_OK);
+	assert_int_equal(phase_at(p, 0).groups, 4);
+	char *canon = orrery_profile_canonical(p);
+	assert_string_equal(canon, "period=1s;up=0s+10us@10Mbps/pp4");
+	orrery_free(canon);
+	orrery_profile_free(p);
+	p = NULL;
+	ph[0] = (orrery_phase_t){0, 10, 10, ORRERY_COLL_RAIL, 65};
+	assert_int_equal(orrery_profile_new(1000000, ph, 1, &p, &err), ORRERY_ERANGE);
+	assert_non_null(strstr(err.message, "rails out of range (1..64)"));
+	ph[0] = (orrery_phase_t){0, 10, 10, ORRERY_COLL_RING, 3};
+	assert_int_equal(orrery_profile_new(1000000, ph, 1, &p, &err), ORRERY_EINVAL);
+	assert_non_null(strstr(err.message, "takes no stage or rail count"));
 	assert_int_equal(orrery_profile_new(1000000, NULL, 1, &p, &err), ORRERY_EINVAL);
 	assert_int_equal(orrery_profile_parse(NULL, &p, &err), ORRERY_EINVAL);
 }
@@ -334,7 +397,12 @@ static void test_property_roundtrip(void **state)
 				1, (uint64_t)(period - ph[i].offset_us));
 			ph[i].demand_mbps = rnd_value(ORRERY_MIN_DEMAND_MBPS,
 						      ORRERY_MAX_DEMAND_MBPS);
-			ph[i].collective = (int)(rnd() % 2);
+			/* every collective, with its stage or rail count */
+			ph[i].collective = (int)(rnd() % 4);
+			ph[i].groups = ph[i].collective == ORRERY_COLL_PIPELINE
+				? (uint32_t)rnd_range(2, ORRERY_MAX_STAGES)
+				: ph[i].collective == ORRERY_COLL_RAIL
+				? (uint32_t)rnd_range(1, ORRERY_MAX_RAILS) : 0;
 		}
 		orrery_profile_t *p = NULL;
 		orrery_error_t err;
@@ -351,7 +419,7 @@ static void test_property_roundtrip(void **state)
 
 		/* an equivalent spelling in other units, phases reversed,
 		 * parses to the same pattern */
-		char spec[ORRERY_SPEC_MAX_LEN], t1[48], t2[48];
+		char spec[ORRERY_SPEC_MAX_LEN], t1[48], t2[48], co[16];
 		size_t len = 0;
 		spell_time(t1, sizeof(t1), period);
 		len += (size_t)snprintf(spec + len, sizeof(spec) - len,
@@ -359,10 +427,16 @@ static void test_property_roundtrip(void **state)
 		for (size_t i = n; i-- > 0;) {
 			spell_time(t1, sizeof(t1), ph[i].offset_us);
 			spell_time(t2, sizeof(t2), ph[i].duration_us);
+			if (ph[i].collective == ORRERY_COLL_PIPELINE)
+				snprintf(co, sizeof(co), "/pp%u", ph[i].groups);
+			else if (ph[i].collective == ORRERY_COLL_RAIL)
+				snprintf(co, sizeof(co), "/rail%u", ph[i].groups);
+			else
+				snprintf(co, sizeof(co), "%s", ph[i].collective
+					 ? "/a2a" : (i % 2 ? "/ring" : ""));
 			len += (size_t)snprintf(spec + len, sizeof(spec) - len,
 				" ; up=%s+%s@%" PRIu64 "Mbps%s", t1, t2,
-				ph[i].demand_mbps,
-				ph[i].collective ? "/a2a" : (i % 2 ? "/ring" : ""));
+				ph[i].demand_mbps, co);
 		}
 		if (len < ORRERY_SPEC_MAX_LEN) {
 			orrery_profile_t *r = parse_ok(spec);
@@ -488,7 +562,7 @@ static void test_catalogue_list(void **state)
 		"vgg11", "vgg16", "vgg19", "resnet50", "wideresnet101-2",
 		"bert-base", "bert-large", "roberta-base", "xlm", "camembert",
 		"gpt1", "gpt2", "gpt2-xl", "gpt3-xl", "dlrm", "llama-7b",
-		"llama-70b", "gpt3-175b"};
+		"llama-70b", "gpt3-175b", "mixtral-8x7b"};
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!catalogue_has(required[i]))
 			fail_msg("catalogue lacks %s", required[i]);
@@ -630,10 +704,12 @@ static void test_resolve_single_node(void **state)
 			assert_true(orrery_profile_period_us(r) >= ORRERY_MIN_PERIOD_US);
 			orrery_profile_free(r);
 		} else {
-			/* only a model whose default tp x pp needs more than
-			 * one node may refuse a single node */
+			/* only a model whose default tp x pp (or, MoE,
+			 * tp x ep) needs more than one node may refuse a
+			 * single node */
 			assert_int_equal(rc, ORRERY_EINVAL);
-			assert_non_null(strstr(err.message, "pp="));
+			assert_true(strstr(err.message, "pp=") ||
+				    strstr(err.message, "ep="));
 		}
 		orrery_profile_free(m);
 	}
@@ -716,6 +792,10 @@ static void test_resolve_llm(void **state)
 	assert_int_equal(orrery_profile_phase_count(r), 2);
 	orrery_phase_t pp = phase_at(r, 0), dp = phase_at(r, 1);
 	assert_int_equal(pp.offset_us, 0);
+	/* the stage sends are a pipeline of pp=2 stages, the all-reduce a ring */
+	assert_int_equal(pp.collective, ORRERY_COLL_PIPELINE);
+	assert_int_equal(pp.groups, 2);
+	assert_int_equal(dp.collective, ORRERY_COLL_RING);
 	assert_true(pp.demand_mbps < 100000 / 10);
 	assert_int_equal(dp.demand_mbps, 100000);
 	assert_int_equal(dp.offset_us, pp.duration_us);
@@ -749,6 +829,80 @@ static void test_resolve_llm(void **state)
 	orrery_profile_free(m);
 }
 
+/* Mixture of experts (mixtral-8x7b, defaults batch 4, seq 4096, bf16,
+ * a100 120 TFLOP/s, tp 2, ep 8) on 4 nodes x 8 GPUs at 100 Gb/s:
+ *   compute  6 x 12,879,925,248 active x 4096 x 4 / tp 2 / 120e12
+ *            = 5,275,617.4 us
+ *   a2a      expert-parallel group 2 x 8 = 16 GPUs = 2 nodes, half the
+ *            experts on the other node; per node 4 tp groups x 4 x 4096
+ *            = 65,536 tokens; 4 x top-2 x 32 layers x 4096 x 2 B x 65,536
+ *            x 1/2 = 68,719,476,736 B -> 5,497,558 us at line rate
+ *   all-reduce  non-expert 1,605,636,096 x 2 B over 4 nodes (x 3/2)
+ *            + experts 45,097,156,608 x 2 B / 2 nodes over 2 replicas (x 1)
+ *            = 49,914,064,896 B -> 3,993,125 us
+ *   period   5,497,558.1 + 5,275,617.4 + 3,993,125.2 = 14,766,301 us */
+static void test_resolve_moe(void **state)
+{
+	(void)state;
+	orrery_profile_t *m = parse_ok("mixtral-8x7b");
+	char *c = orrery_profile_canonical(m);
+	assert_string_equal(c, "mixtral-8x7b:batch=4,ep=8,gpu=a100,overlap=0,"
+			    "precision=bf16,seq=4096,tp=2");
+	orrery_free(c);
+	orrery_profile_t *r = resolve_ok(m, 4, 8, 100000);
+	assert_int_equal(orrery_profile_phase_count(r), 2);
+	orrery_phase_t a = phase_at(r, 0), d = phase_at(r, 1);
+	assert_int_equal(a.collective, ORRERY_COLL_ALLTOALL);
+	assert_int_equal(a.offset_us, 0);
+	assert_int_equal(a.duration_us, 5497558);
+	assert_int_equal(a.demand_mbps, 100000);
+	assert_int_equal(d.collective, ORRERY_COLL_RING);
+	assert_int_equal(d.offset_us, 10773176);
+	assert_int_equal(d.duration_us, 3993125);
+	assert_int_equal(orrery_profile_period_us(r), 14766301);
+	orrery_profile_free(r);
+
+	/* Two nodes are one expert-parallel group: every expert once, no
+	 * expert all-reduce; the non-expert one over 2 nodes (x 1):
+	 * 3,211,272,192 B -> 256,902 us. */
+	r = resolve_ok(m, 2, 8, 100000);
+	assert_int_equal(orrery_profile_phase_count(r), 2);
+	assert_int_equal(phase_at(r, 0).duration_us, 5497558);
+	assert_int_equal(phase_at(r, 1).duration_us, 256902);
+	orrery_profile_free(r);
+	orrery_profile_free(m);
+
+	/* tp=1: the 8 expert-parallel ranks fill one node, the all-to-all
+	 * stays inside it; only the all-reduce crosses (8 nodes: x 7/4 of
+	 * the non-expert and all expert gradients): 13,076,782 us. */
+	m = parse_ok("mixtral-8x7b:tp=1");
+	r = resolve_ok(m, 8, 8, 100000);
+	assert_int_equal(orrery_profile_phase_count(r), 1);
+	assert_int_equal(phase_at(r, 0).collective, ORRERY_COLL_RING);
+	assert_int_equal(phase_at(r, 0).duration_us, 13076782);
+	orrery_profile_free(r);
+	orrery_profile_free(m);
+
+	/* Layouts that do not fit are refused with the reason. */
+	orrery_error_t err;
+	orrery_shape_t s = {3, 8, 100000};
+	m = parse_ok("mixtral-8x7b");
+	assert_int_equal(orrery_profile_resolve(m, &s, &r, &err), ORRERY_EINVAL);
+	assert_string_equal(err.message, "mixtral-8x7b: tp=2 x ep=8 does not "
+			    "divide the job's 24 GPUs (3 nodes x 8)");
+	orrery_profile_free(m);
+	assert_int_equal(orrery_profile_parse("mixtral-8x7b:ep=3", &m, &err),
+			 ORRERY_EINVAL);
+	assert_string_equal(err.message, "ep=3 must divide the 8 experts of "
+			    "mixtral-8x7b (each rank holds whole experts)");
+	assert_int_equal(orrery_profile_parse("mixtral-8x7b:ep=16", &m, &err),
+			 ORRERY_ERANGE);
+	assert_int_equal(orrery_profile_parse("mixtral-8x7b:pp=2", &m, &err),
+			 ORRERY_EINVAL);
+	assert_non_null(strstr(err.message, "accepted: batch, ep, gpu, overlap, "
+			       "precision, seq, tp"));
+}
+
 /* Absurd requests are clamped to the limits, not rejected. */
 static void test_resolve_clamps(void **state)
 {
@@ -780,6 +934,9 @@ static void test_resolve_property(void **state)
 		size_t i = (size_t)rnd_range(0, orrery_catalogue_count() - 1);
 		const char *name = orrery_catalogue_name(i);
 		int is_llm = strstr(orrery_catalogue_summary(i), "LLM") != NULL;
+		int is_moe = strstr(orrery_catalogue_summary(i), "mixture-of-experts") != NULL;
+		static const char *const moe[] = {"", ",tp=1", ",tp=4,ep=2",
+						  ",ep=1", ",tp=8,ep=4"};
 		int g = (int)rnd_range(0, 2), pr = (int)rnd_range(0, 2);
 		if (g == 0 && pr == 2)
 			pr = 1;  /* no bf16 on V100 */
@@ -787,7 +944,7 @@ static void test_resolve_property(void **state)
 		snprintf(spec, sizeof(spec), "%s:batch=%u,gpu=%s,precision=%s,"
 			 "overlap=0.%u%s", name, (unsigned)rnd_value(1, 65536),
 			 gpu[g], prec[pr], (unsigned)rnd_range(0, 9),
-			 is_llm ? llm[rnd() % 5] : "");
+			 is_llm ? llm[rnd() % 5] : is_moe ? moe[rnd() % 5] : "");
 		orrery_profile_t *m = parse_ok(spec);
 		orrery_shape_t s = {
 			(uint32_t)(iter % 3 ? rnd_range(0, 64) : rnd_range(0, 100000)),
@@ -796,7 +953,7 @@ static void test_resolve_property(void **state)
 		orrery_profile_t *r = NULL;
 		orrery_error_t err;
 		int rc = orrery_profile_resolve(m, &s, &r, &err);
-		if (rc != ORRERY_OK && !(is_llm && rc == ORRERY_EINVAL))
+		if (rc != ORRERY_OK && !((is_llm || is_moe) && rc == ORRERY_EINVAL))
 			fail_msg("%s at %u x %u @ %" PRIu64 ": rc %d %s", spec,
 				 s.nodes, s.gpus_per_node, s.link_mbps, rc,
 				 err.message);
@@ -929,7 +1086,7 @@ static void test_file_bad(void **state)
 		{"bad-phase-gap.profile", ORRERY_EINVAL, "[phase.1] missing"},
 		{"bad-phase-overrun.profile", ORRERY_ERANGE, "exceeds the period (250ms)"},
 		{"bad-demand-unit.profile", ORRERY_EINVAL, "demand '45GB/s'"},
-		{"bad-collective.profile", ORRERY_EINVAL, "collective 'tree' not accepted"},
+		{"bad-collective.profile", ORRERY_EINVAL, "unknown collective 'tree'"},
 		{"bad-syntax.profile", ORRERY_EINVAL, "not a key-file"},
 		{"bad-capture.profile", ORRERY_EINVAL, "[capture] iterations 'many'"},
 		{"bad-period-range.profile", ORRERY_ERANGE, "out of range (1ms..3600s)"},
@@ -976,6 +1133,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_scaling),
 		cmocka_unit_test(test_resolve_dlrm),
 		cmocka_unit_test(test_resolve_llm),
+		cmocka_unit_test(test_resolve_moe),
 		cmocka_unit_test(test_resolve_clamps),
 		cmocka_unit_test(test_resolve_property),
 		cmocka_unit_test(test_file_good),

@@ -17,7 +17,7 @@
 
 static orrery_profile_t *half_duty(int64_t period_us, int64_t up_us)
 {
-	orrery_phase_t ph = {0, up_us, D, ORRERY_COLL_RING};
+	orrery_phase_t ph = {0, up_us, D, ORRERY_COLL_RING, 0};
 	orrery_profile_t *p = NULL;
 	orrery_error_t err;
 
