@@ -25,9 +25,10 @@ netbed: all
 		$(top_srcdir)/tests/netbed/run.sh --build-dir $(abs_builddir) \
 		--state-dir $(NETBED_STATE) --port-base $(NETBED_PORT); \
 	rc=$$?; $(top_srcdir)/contrib/netbed/plot-iterations $(NETBED_STATE) a netbed-iterations.svg; \
+	$(top_srcdir)/contrib/netbed/plot-iterations $(NETBED_STATE) a-fair netbed-iterations-afair.svg; \
 	$(top_srcdir)/contrib/netbed/plot-iterations $(NETBED_STATE) a3 netbed-iterations-a3.svg; exit $$rc
 .PHONY: netbed
-EXTRA_DIST += contrib/netbed/plot-iterations contrib/netbed/bought doc/netbed-report.md doc/netbed/netbed-iterations.svg doc/netbed/netbed-iterations-a3.svg
+EXTRA_DIST += contrib/netbed/plot-iterations contrib/netbed/bought doc/netbed-report.md doc/netbed/netbed-iterations.svg doc/netbed/netbed-iterations-a3.svg doc/netbed/netbed-iterations-afair.svg
 
 # The trainer's arguments and profile derivation (no fabric, no root).
 TESTS += tests/netbed/trainer-args.sh
