@@ -465,36 +465,36 @@ static void body_channel_at_launch(void)
 	CHECK(s.phases == 1 && s.passthrough == 1);
 }
 
-static void channel_off_at_launch(void **state)
+/* BODY in a child process, root only (the runtime accepts only
+ * root-owned channel files), gated on a 100 ms grid of epoch 1 s, job 77,
+ * with its channel file in the test directory; 0 when BODY passed. */
+static int channel_child(void (*body)(void))
 {
 	char env_chan[400];
 
-	(void)state;
-	if (geteuid() != 0)
-		skip();	/* the runtime accepts only root-owned files */
 	snprintf(chan_path, sizeof(chan_path), "%s/77.channel", dir);
 	snprintf(env_chan, sizeof(env_chan), "ORRERY_CHANNEL=%s", chan_path);
-	assert_int_equal(child(body_channel_at_launch, "ORRERY_PERIOD_US=100000",
-			       "ORRERY_EPOCH_US=1000000", "ORRERY_SHIFT_US=0",
-			       "SLURM_JOB_ID=77", env_chan, "ORRERY_RUNTIME_VERBOSE=1",
-			       NULL), 0);
+	return child(body, "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=1000000",
+		     "ORRERY_SHIFT_US=0", "SLURM_JOB_ID=77", env_chan,
+		     "ORRERY_RUNTIME_VERBOSE=1", NULL);
+}
+
+static void channel_off_at_launch(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(channel_child(body_channel_at_launch), 0);
 	assert_null(strstr(slurp(err_path), "(late: read after it)"));
 	unlink(chan_path);
 }
 
 static void channel_updates(void **state)
 {
-	char env_chan[400];
-
 	(void)state;
 	if (geteuid() != 0)
-		skip();	/* the runtime accepts only root-owned files */
-	snprintf(chan_path, sizeof(chan_path), "%s/77.channel", dir);
-	snprintf(env_chan, sizeof(env_chan), "ORRERY_CHANNEL=%s", chan_path);
-	assert_int_equal(child(body_channel, "ORRERY_PERIOD_US=100000",
-			       "ORRERY_EPOCH_US=1000000", "ORRERY_SHIFT_US=0",
-			       "SLURM_JOB_ID=77", env_chan, "ORRERY_RUNTIME_VERBOSE=1",
-			       NULL), 0);
+		skip();
+	assert_int_equal(channel_child(body_channel), 0);
 	assert_non_null(strstr(slurp(err_path), "channel gen 3 applied"));
 	assert_non_null(strstr(slurp(err_path), "(late: read after it)"));
 }
