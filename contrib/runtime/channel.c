@@ -143,6 +143,7 @@ static int late(const orrc_record_t *r)
 static void apply(int64_t now_us)
 {
 	const orrc_record_t *r = &rt.chan_rec;
+	int was_late;
 
 	if (r->gate) {
 		orrery_gate_params_t p = rt.gate.p;
@@ -169,13 +170,14 @@ static void apply(int64_t now_us)
 	rt.chan_pending = 0;
 	rt.chan_gen = r->gen;
 	rt.updates_applied++;
-	if (late(r))
+	was_late = late(r);
+	if (was_late)
 		rt.late_switches++;
 	rt.last_apply_us = now_us;
 	rt.last_pub_us = r->pub_us;
 	rt_log(1, RT_PREFIX "rank %ld: channel gen %" PRIu64 " applied %" PRId64 " us after its apply-at time%s: gate %s",
 	       rt.rank, r->gen, now_us - r->apply_us,
-	       late(r) ? " (late: read after it)" : "",
+	       was_late ? " (late: read after it)" : "",
 	       r->gate ? "on" : "off");
 	if (rt.stats_path[0])
 		rt_write_stats_locked();	/* seen while the job runs */
