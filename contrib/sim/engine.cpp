@@ -5,7 +5,6 @@
 #include <cmath>
 #include <memory>
 #include <cstdio>
-#include <deque>
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
@@ -36,6 +35,7 @@ enum EvType : uint8_t {
 	EV_UP_FIXED,  // a = job: Up phase on no constrained link ended
 	EV_JOB_END,   // a = job
 	EV_SHARE,     // a = job, v = share sequence: mltcp share update
+	EV_BACKFILL,  // a sched/backfill pass (slurm queue)
 };
 
 // mltcp's rule: share = 1 + kMltcpSlope * (fraction of this iteration's
@@ -138,7 +138,6 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	std::vector<uint32_t> flow_job;
 	std::vector<uint8_t> free(fabric_.nodes(), 1);
 	size_t n_free = fabric_.nodes();
-	std::deque<uint32_t> queue;
 	const bool ideal = policy_.ideal();
 	size_t done = 0;
 
@@ -375,45 +374,70 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		push(now + pat.phases[0].offset, EV_DOWN_END, j);
 	};
 
-	auto schedule = [&](double now) {
-		for (auto it = queue.begin(); it != queue.end() && n_free > 0;) {
-			uint32_t j = *it;
-			if (jobs[j].nodes > n_free) {
-				++it;
-				continue;
-			}
-			Placement pl;
-			if (!jobs[j].at.empty()) {
-				bool all_free = true;
-				for (uint32_t n : jobs[j].at) {
-					if (n >= free.size())
-						throw std::runtime_error(
-							"job " + std::to_string(j + 1) +
-							": node " + std::to_string(n) +
-							" of its 'at' field is not in the fabric (" +
-							std::to_string(free.size()) + " nodes)");
-					all_free = all_free && free[n];
-				}
-				if (!all_free) {
-					++it;
-					continue;
-				}
-				policy_.place_at(jobs[j], now, pl);
-			} else if (!policy_.place(free, jobs[j], now, pl)) {
-				++it;
-				continue;
-			}
-			if (pl.nodes.size() != jobs[j].nodes)
-				throw std::runtime_error(
-					std::string("policy ") + policy_.name() +
-					" returned a wrong node count");
-			for (uint32_t n : pl.nodes)
-				if (n >= free.size() || !free[n])
+	// The policy's placement on the nodes of avail at time t, within the
+	// job's --switches while it waits (judged at t).
+	std::vector<uint8_t> leaf_seen(fabric_.switches(), 0);
+	auto place = [&](uint32_t j, const std::vector<uint8_t> &avail, double t,
+			 Placement &pl) {
+		const JobSpec &job = jobs[j];
+		if (!job.at.empty()) {
+			for (uint32_t n : job.at) {
+				if (n >= avail.size())
 					throw std::runtime_error(
-						std::string("policy ") + policy_.name() +
-						" placed on a busy node");
-			it = queue.erase(it);
-			start_job(j, now, std::move(pl));
+						"job " + std::to_string(j + 1) +
+						": node " + std::to_string(n) +
+						" of its 'at' field is not in the fabric (" +
+						std::to_string(avail.size()) + " nodes)");
+				if (!avail[n])
+					return false;
+			}
+			policy_.place_at(job, t, pl);
+			return true;
+		}
+		uint32_t limit = job.switches && t < job.arrival + job.switch_wait
+					 ? job.switches : 0;
+		policy_.leaf_limit = limit;
+		bool ok = policy_.place(avail, job, t, pl);
+		policy_.leaf_limit = 0;
+		if (!ok)
+			return false;
+		if (pl.nodes.size() != job.nodes)
+			throw std::runtime_error(std::string("policy ") + policy_.name() +
+						 " returned a wrong node count");
+		for (uint32_t n : pl.nodes)
+			if (n >= avail.size() || !avail[n])
+				throw std::runtime_error(std::string("policy ") + policy_.name() +
+							 " placed on a busy node");
+		if (limit) {
+			uint32_t leaves = 0;
+			for (uint32_t n : pl.nodes)
+				leaves += !leaf_seen[fabric_.node_leaf[n]]++;
+			for (uint32_t n : pl.nodes)
+				leaf_seen[fabric_.node_leaf[n]] = 0;
+			if (leaves > limit)
+				return false;  // waits for a placement within N leaves
+		}
+		return true;
+	};
+	std::vector<double> limits(nj);
+	for (uint32_t i = 0; i < nj; i++) {
+		limits[i] = job_time_limit(jobs[i], res[i].isolated, opt_.queue);
+		if (jobs[i].switches)
+			jobs[i].switch_wait = jobs[i].switch_wait < 0
+				? opt_.queue.max_switch_wait
+				: std::min(jobs[i].switch_wait, opt_.queue.max_switch_wait);
+	}
+	JobQueue queue(opt_.queue, jobs, std::move(limits), place,
+		       [&](uint32_t j, double now, Placement &&pl) {
+			       start_job(j, now, std::move(pl));
+		       });
+	double bf_due = -1;  // the pending EV_BACKFILL's time
+	auto schedule = [&](double now) {
+		queue.schedule(now, free, n_free);
+		double t = queue.next_backfill(now);
+		if (t >= 0 && bf_due < 0) {
+			bf_due = t;
+			push(t, EV_BACKFILL, 0);
 		}
 	};
 
@@ -429,7 +453,12 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		events++;
 		switch (e.type) {
 		case EV_ARRIVE:
-			queue.push_back(e.a);
+			queue.arrive(e.a);
+			schedule(now);
+			break;
+		case EV_BACKFILL:
+			bf_due = -1;
+			queue.backfill(now, free);
 			schedule(now);
 			break;
 		case EV_DOWN_END:
@@ -482,6 +511,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				n_free++;
 			}
 			policy_.ended(jobs[e.a]);
+			queue.ended(e.a);
 			run[e.a] = Running{};
 			take_changes(now, -1);
 			done++;
@@ -516,6 +546,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	st.over_bytes = net.over_mbit() * 1e6 / 8;
 	st.events = events;
 	st.solves = net.solves();
+	st.backfilled = queue.backfilled();
+	st.reservations = queue.reservations();
 	st.wall_s = std::chrono::duration<double>(clock::now() - t0).count();
 	if (opt_.progress)
 		std::fprintf(stderr, "%s%s: done, %zu jobs, %.3g events in %.2f s "

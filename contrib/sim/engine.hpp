@@ -4,11 +4,8 @@
 // Up phase, and job completion.  Link rates are re-solved only when an Up
 // phase starts or ends (network.hpp).
 //
-// Queue discipline, the same for every policy: jobs wait in arrival order;
-// whenever a job arrives or ends, the queue is scanned front to back and
-// every job for which enough nodes are free now is placed and started
-// (FIFO with backfill of jobs that fit now, no reservations: a large job at
-// the head does not hold back smaller ones behind it).
+// Queue discipline, the same for every policy: queue.hpp (Slurm's main
+// scheduler and backfill with reservations, or the earlier greedy scan).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +15,7 @@
 
 #include "fabric.hpp"
 #include "job.hpp"
+#include "queue.hpp"
 
 namespace sim {
 
@@ -38,6 +36,11 @@ class Policy {
 public:
 	virtual ~Policy() = default;
 	virtual const char *name() const = 0;
+	// Set by the engine before each place(): at most this many leaf
+	// switches (the job's --switches while it waits; 0: no limit).  The
+	// engine refuses a placement over more; a policy that ranks several
+	// candidates may pick the first within it, as select/orrery does.
+	uint32_t leaf_limit = 0;
 	virtual bool place(const std::vector<uint8_t> &free, const JobSpec &job,
 			   double now, Placement &out) = 0;
 	// A job the trace pins to its nodes (JobSpec::at, all free): the
@@ -89,6 +92,8 @@ struct SimStats {
 	std::vector<double> link_over_s;  // per network link (Fabric)
 	uint64_t events = 0;
 	uint64_t solves = 0;
+	uint64_t backfilled = 0;     // jobs sched/backfill started (slurm queue)
+	uint64_t reservations = 0;   // reservations it made, over all passes
 	double wall_s = 0;
 	double sim_s = 0;
 };
@@ -99,6 +104,7 @@ struct EngineOptions {
 	std::string label;           // shown in the progress line
 	double realign_delay = 5;    // s before a running job's gate change
 	uint64_t ecmp_seed = 1;      // hashes flows onto parallel links
+	QueueOptions queue;          // greedy unless the caller says slurm
 };
 
 class Engine {

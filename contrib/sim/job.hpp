@@ -40,6 +40,14 @@ struct JobSpec {
 	std::vector<uint32_t> at; // nodes the trace pins it to (sorted); empty:
 				  // the policy chooses
 	Pattern pattern;          // resolved for this job's shape and fabric
+	// The queue (queue.hpp): Slurm's job priority (higher first; equal:
+	// submit order, as priority/basic gives), the time limit the
+	// backfill plan uses (0: the queue's default), and --switches=N@wait
+	// (N = 0: none; wait < 0: the queue's max_switch_wait).
+	double priority = 0;
+	double time_limit = 0;    // s
+	uint32_t switches = 0;
+	double switch_wait = -1;  // s
 };
 
 // Where a job runs and whether it is gated.

@@ -7,6 +7,7 @@ contrib_sim_libsimcore_la_SOURCES = \
 	contrib/sim/network.hpp contrib/sim/network.cpp \
 	contrib/sim/job.hpp \
 	contrib/sim/engine.hpp contrib/sim/engine.cpp \
+	contrib/sim/queue.hpp contrib/sim/queue.cpp \
 	contrib/sim/policies.hpp contrib/sim/policies.cpp \
 	contrib/sim/bridge.hpp contrib/sim/bridge.cpp \
 	contrib/sim/orrery_policy.cpp \
@@ -39,6 +40,11 @@ TESTS += tests/sim/test_sim_engine
 tests_sim_test_sim_engine_SOURCES = tests/sim/test_sim_engine.cpp
 tests_sim_test_sim_engine_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
 tests_sim_test_sim_engine_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
+check_PROGRAMS += tests/sim/test_sim_queue
+TESTS += tests/sim/test_sim_queue
+tests_sim_test_sim_queue_SOURCES = tests/sim/test_sim_queue.cpp
+tests_sim_test_sim_queue_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
+tests_sim_test_sim_queue_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/sim/test_sim_trace
 TESTS += tests/sim/test_sim_trace
 tests_sim_test_sim_trace_SOURCES = tests/sim/test_sim_trace.cpp

@@ -22,6 +22,7 @@
 #include "engine.hpp"
 #include "metrics.hpp"
 #include "policies.hpp"
+#include "queue.hpp"
 #include "whatif.hpp"
 #include "workload.hpp"
 
@@ -40,7 +41,9 @@ void usage(FILE *f)
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--realign-delay S] [--uplink-links K] [--flows N]\n"
-		"                  [--rank-spread N]\n"
+		"                  [--rank-spread N] [--queue slurm|greedy]\n"
+		"                  [--slurm-conf FILE] [--scheduler-parameters LIST]\n"
+		"                  [--time-limit-factor F]\n"
 		"                  [--topology FILE [--orrery-conf FILE] [--sacct FILE]\n"
 		"                   [--default-profile SPEC]] [--gpus-per-node G]\n"
 		"                  [--topology FILE --fidelity POLICY=SACCT_FILE...]\n"
@@ -111,8 +114,13 @@ int run(int argc, char **argv)
 	std::string sizes, models, site_topo, site_conf, sacct, def_profile;
 	std::vector<std::pair<std::string, std::string>> fidelity;
 	long gpn = -1;
+	QueueOptions qo;
+	qo.kind = QueueOptions::Kind::Slurm;
+	std::string slurm_conf, sched_params;
+	double tl_factor = -1;
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
-	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD };
+	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD,
+	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -144,6 +152,10 @@ int run(int argc, char **argv)
 		{"default-profile", required_argument, nullptr, O_DEFPROF},
 		{"gpus-per-node", required_argument, nullptr, O_GPN},
 		{"fidelity", required_argument, nullptr, O_FID},
+		{"queue", required_argument, nullptr, O_QUEUE},
+		{"slurm-conf", required_argument, nullptr, O_SLURMCONF},
+		{"scheduler-parameters", required_argument, nullptr, O_SCHEDPARAMS},
+		{"time-limit-factor", required_argument, nullptr, O_TLFACTOR},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -216,6 +228,15 @@ int run(int argc, char **argv)
 			if (gpn < 1 || gpn > 1024)
 				throw std::runtime_error("--gpus-per-node: 1 to 1024");
 			break;
+		case O_QUEUE: qo.kind = parse_queue_kind(optarg); break;
+		case O_SLURMCONF: slurm_conf = optarg; break;
+		case O_SCHEDPARAMS: sched_params = optarg; break;
+		case O_TLFACTOR:
+			tl_factor = num(optarg, "--time-limit-factor");
+			if (tl_factor < 1 || tl_factor > 100)
+				throw std::runtime_error("--time-limit-factor: from 1 to 100 "
+							 "(times the job's isolated run time)");
+			break;
 		case 'o': out_dir = optarg; break;
 		case 'j': threads = (unsigned)num(optarg, "--threads"); break;
 		case 'q': quiet = true; break;
@@ -239,6 +260,14 @@ int run(int argc, char **argv)
 	threads = std::max(1u, std::min(threads, 64u));
 	if (out_dir.find('\'') != std::string::npos)
 		throw std::runtime_error("--out: a directory name without quotes");
+
+	// The queue: slurm.conf's SchedulerParameters, then the option's.
+	if (!slurm_conf.empty())
+		read_slurm_conf(slurm_conf, qo);
+	if (!sched_params.empty())
+		parse_scheduler_parameters(sched_params, "--scheduler-parameters", qo);
+	if (tl_factor > 0)
+		qo.time_limit_factor = tl_factor;
 
 	Scenario sc = scenario(scen);
 	if (load > 0)
@@ -396,6 +425,16 @@ int run(int argc, char **argv)
 			     "single-node), %zu policies x %u seeds on %u threads\n",
 			     (unsigned long long)seed_list[0], workloads[0].size(),
 			     single, policies.size(), seeds, threads);
+		if (qo.kind == QueueOptions::Kind::Slurm)
+			std::fprintf(stderr, "orrery-sim: queue: slurm (priority order, main "
+				     "scheduler, backfill every %g s, bf_resolution=%g s, "
+				     "bf_window=%g min, bf_max_job_test=%u, max_switch_wait=%g s; "
+				     "time limits without one: %gx the isolated run)\n",
+				     qo.bf_interval, qo.bf_resolution, qo.bf_window / 60,
+				     qo.bf_max_job_test, qo.max_switch_wait, qo.time_limit_factor);
+		else
+			std::fprintf(stderr, "orrery-sim: queue: greedy (arrival order, "
+				     "every job that fits starts, no reservations)\n");
 	}
 
 	struct Task {
@@ -421,6 +460,7 @@ int run(int argc, char **argv)
 				eo.progress = !quiet;
 				eo.realign_delay = realign_delay;
 				eo.ecmp_seed = seed_list[t.k];
+				eo.queue = qo;
 				eo.label = policies[t.p] + " seed " +
 					   std::to_string(seed_list[t.k]);
 				Engine e(fabric, *pol, eo);

@@ -62,14 +62,20 @@ public:
 					   profiles_.get(job.profile_index), &pl,
 					   &err),
 		      err, "orrery_cluster_place for job " + std::to_string(job.id));
-		bool ok = orrery_placement_count(pl) > 0;
+		// --switches=N while the job waits: only candidates within N
+		// leaf switches, as select/orrery takes cons_tres's answer.
+		std::vector<size_t> cands;
+		for (size_t i = 0; i < orrery_placement_count(pl); i++)
+			if (!leaf_limit || orrery_placement_leaf_count(pl, i) <= leaf_limit)
+				cands.push_back(i);
+		bool ok = !cands.empty();
 		if (ok) {
 			// cassini: the candidate with the best score among all the
 			// locality candidates (ties: the ranking's order); orrery:
 			// the ranking's first (locality first).
-			size_t best = 0;
+			size_t best = cands[0];
 			if (cassini_)
-				for (size_t i = 1; i < orrery_placement_count(pl); i++) {
+				for (size_t i : cands) {
 					const orrery_eval_t *a = orrery_placement_eval(pl, i);
 					const orrery_eval_t *b = orrery_placement_eval(pl, best);
 					if (orrery_eval_score_min(a) > orrery_eval_score_min(b) + 1e-12 ||

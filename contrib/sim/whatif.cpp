@@ -1,6 +1,7 @@
 // What-if inputs: the site's topology.conf + orrery.conf, and its sacct
 // history.  See whatif.hpp and doc/orrery-sim.1 (WHAT-IF).
 #include "whatif.hpp"
+#include "queue.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -184,6 +185,7 @@ History read_sacct(std::istream &in, const std::string &name,
 		double submit, start, end;
 		uint32_t nodes;
 		bool from_record;
+		double priority = 0, time_limit = 0;
 	};
 	std::vector<Row> rows;
 	while (std::getline(in, line)) {
@@ -239,6 +241,24 @@ History read_sacct(std::istream &in, const std::string &name,
 		if (nn.empty() || *endp || !std::isdigit((unsigned char)nn[0]) || n > 1000000)
 			bad("field NNodes='" + nn + "': expected a node count");
 		r.nodes = (uint32_t)n;
+		// The queue's inputs, when the columns are there: Priority
+		// (the job's priority when it was recorded) and Timelimit.
+		if (col.count("priority")) {
+			const std::string &p = get("priority");
+			unsigned long long pv = std::strtoull(p.c_str(), &endp, 10);
+			if (p.empty() || *endp || !std::isdigit((unsigned char)p[0]) || pv > 4294967295ULL)
+				bad("field Priority='" + p + "': expected an integer from 0 to 4294967295");
+			r.priority = (double)pv;
+		}
+		if (col.count("timelimit")) {
+			const std::string &tl = get("timelimit");
+			if (tl != "Partition_Limit" && !tl.empty()) {
+				r.time_limit = parse_slurm_time(tl);
+				if (r.time_limit <= 0)
+					bad("field Timelimit='" + tl + "': expected [D-]HH:MM:SS, "
+					    "UNLIMITED or Partition_Limit");
+			}
+		}
 		auto skip = [&](const std::string &why) {
 			h.skipped.push_back(Skipped{ln, id, why});
 		};
@@ -304,6 +324,8 @@ History read_sacct(std::istream &in, const std::string &name,
 		j.id = (uint32_t)h.jobs.size();
 		j.arrival = r.submit - t0;
 		j.nodes = r.nodes;
+		j.priority = r.priority;
+		j.time_limit = r.time_limit;
 		const double run = std::max(1.0, r.end - r.start);
 		if (!r.profile.empty()) {
 			try {

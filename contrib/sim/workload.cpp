@@ -10,6 +10,7 @@
 
 #include "bridge.hpp"
 #include "policies.hpp"
+#include "queue.hpp"
 
 namespace sim {
 
@@ -92,10 +93,10 @@ std::vector<TraceRow> read_trace(std::istream &in, const std::string &name)
 		auto f = split_csv(t, ok);
 		if (!ok)
 			throw std::runtime_error(where + ": unterminated quote");
-		if (f.size() != 4 && f.size() != 5)
+		if (f.size() < 4 || f.size() > 8)
 			throw std::runtime_error(
-				where + ": expected 4 or 5 fields "
-					"(arrival_s,nodes,profile,iterations[,at]), got " +
+				where + ": expected 4 to 8 fields (arrival_s,nodes,profile,"
+					"iterations[,at[,priority[,time_limit[,switches]]]]), got " +
 				std::to_string(f.size()) +
 				" (quote a profile that contains commas)");
 		TraceRow r;
@@ -115,7 +116,21 @@ std::vector<TraceRow> read_trace(std::istream &in, const std::string &name)
 			throw std::runtime_error(where + ": iterations must be an "
 							 "integer in 1..1e9");
 		r.iterations = (uint64_t)it;
-		if (f.size() == 5 && !trim(f[4]).empty()) {
+		if (f.size() >= 6 && !f[5].empty()) {
+			r.priority = parse_num(f[5], where + ": priority");
+			if (r.priority < 0 || r.priority > 4294967295.0)
+				throw std::runtime_error(where + ": priority must be in 0..4294967295");
+		}
+		if (f.size() >= 7 && !f[6].empty()) {
+			r.time_limit = parse_slurm_time(f[6]);
+			if (r.time_limit <= 0)
+				throw std::runtime_error(where + ": time_limit: '" + f[6] +
+							 "': a Slurm time (minutes, MM:SS, HH:MM:SS, "
+							 "D-HH[:MM[:SS]]) above 0, or UNLIMITED");
+		}
+		if (f.size() >= 8 && !f[7].empty())
+			parse_switches(f[7], where, r.switches, r.switch_wait);
+		if (f.size() >= 5 && !trim(f[4]).empty()) {
 			// at: the job's nodes, 0-based fabric indices joined by
 			// '+' (0+3); the policy then only sets the gate.
 			std::string a = trim(f[4]);
@@ -270,6 +285,10 @@ std::vector<JobSpec> make_jobs(const std::vector<TraceRow> &rows,
 		j.iterations = rows[i].iterations;
 		j.profile = rows[i].profile;
 		j.at = rows[i].at;
+		j.priority = rows[i].priority;
+		j.time_limit = rows[i].time_limit;
+		j.switches = rows[i].switches;
+		j.switch_wait = rows[i].switch_wait;
 		try {
 			j.profile_index = profiles.resolve(j.profile, j.nodes);
 		} catch (const std::exception &e) {

@@ -20,6 +20,12 @@ struct TraceRow {
 	std::string profile;
 	uint64_t iterations = 0;
 	std::vector<uint32_t> at;  // optional 5th field: the job's nodes
+	// Optional 6th to 8th fields (queue.hpp): priority, time limit (a
+	// Slurm time), --switches (N or N@TIME).
+	double priority = 0;
+	double time_limit = 0;     // s; 0: the queue's default
+	uint32_t switches = 0;
+	double switch_wait = -1;   // s; -1: max_switch_wait
 };
 
 // Hard limits on trace input.
@@ -27,7 +33,8 @@ constexpr size_t kTraceMaxLine = 8192;
 constexpr size_t kTraceMaxRows = 1000000;
 constexpr uint64_t kTraceMaxIterations = 1000000000ULL;
 
-// Parse `arrival_s,nodes,profile,iterations` rows; '#' comments, blank
+// Parse `arrival_s,nodes,profile,iterations[,at[,priority[,time_limit[,
+// switches]]]]` rows (empty optional fields: not given); '#' comments, blank
 // lines and one header line are skipped; fields may be double-quoted
 // (profiles contain commas).  Throws std::runtime_error naming the line.
 std::vector<TraceRow> read_trace(std::istream &in, const std::string &name);

@@ -513,7 +513,8 @@ sequence() {
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	fabric_up
 	three_policies run_sequence
-	# The same sequence in orrery-sim (its own FIFO queue, not Slurm's).
+	# The same sequence in orrery-sim (its model of Slurm's queue: the
+	# scheduler's order and backfill passes, without launch costs).
 	local sd=$STATE/c-sim i prof
 	rm -rf "$sd"; mkdir -p "$sd"
 	{
