@@ -67,7 +67,10 @@ EXTRA_DIST += tests/sim/cli-whatif.sh tests/data/whatif/topology.conf \
 	tests/data/whatif/sacct-bad-time.txt tests/data/whatif/sacct-bad-fields.txt \
 	tests/data/whatif/sacct-bad-nnodes.txt tests/data/whatif/sacct-no-header.txt \
 	tests/data/whatif/topology-unknown-switch.conf \
-	tests/data/whatif/orrery-unknown-switch.conf
+	tests/data/whatif/orrery-unknown-switch.conf \
+	tests/data/whatif/sacct-queue.txt tests/data/whatif/sacct-bad-timelimit.txt \
+	tests/data/whatif/sacct-bad-priority.txt tests/data/whatif/slurm.conf \
+	tests/data/whatif/slurm-bad-bf.conf
 
 # Cross-check against SimGrid (libsimgrid-dev, test time only; skipped
 # when absent).  The script compiles the checker against libsimcore.

@@ -45,6 +45,28 @@ grep -qE '^default +[1-9][0-9]* links over: leaf[1-4]#[01] [0-9]+ s' "$tmp/table
 want plain "0 uplinks with parallel links"
 want plain "(45 with orrery's ORR1: record, 0 with the default profile, 15 without a profile: run without traffic)"
 
+# The queue (orrery-sim(1), Queue): sacct's Priority and Timelimit and the
+# site's SchedulerParameters.  Job 5003 (priority 5000) was submitted after
+# 5002 (1000) and both need the whole fabric: under Slurm's queue 5003
+# starts when 5001 ends, 5002 after it; the greedy queue keeps submit
+# order.
+"$sim" --topology "$D/topology.conf" --orrery-conf "$D/orrery.conf" \
+	--sacct "$D/sacct-queue.txt" --slurm-conf "$D/slurm.conf" --seeds 1 \
+	--policies default --out "$tmp/q" > /dev/null 2> "$tmp/qerr" || {
+	echo "FAIL: queue run"; cat "$tmp/qerr"; fails=$((fails + 1)); }
+want qerr "queue: slurm (priority order, main scheduler, backfill every 60 s, bf_resolution=300 s, bf_window=2880 min, bf_max_job_test=500, max_switch_wait=600 s"
+starts() {  # the start_s of jobs 1 and 2 (5002, 5003)
+	awk -F, '$1 == 1 { a = $4 } $1 == 2 { b = $4 } END { print (a > b ? "priority" : "submit") }' "$1"
+}
+[ "$(starts "$tmp/q/jobs-default-s1.csv")" = priority ] || {
+	echo "FAIL: slurm queue did not start 5003 (priority 5000) before 5002"
+	sed 's/^/  | /' "$tmp/q/jobs-default-s1.csv"; fails=$((fails + 1)); }
+"$sim" --topology "$D/topology.conf" --orrery-conf "$D/orrery.conf" \
+	--sacct "$D/sacct-queue.txt" --queue greedy --seeds 1 --quiet \
+	--policies default --out "$tmp/g" > /dev/null 2>&1
+[ "$(starts "$tmp/g/jobs-default-s1.csv")" = submit ] || {
+	echo "FAIL: greedy queue did not keep submit order"; fails=$((fails + 1)); }
+
 bad() {  # bad NAME EXPECTED-STRING ARGS...
 	name=$1 msg=$2
 	shift 2
@@ -66,6 +88,14 @@ bad "topology switch" "topology-unknown-switch.conf:4: switch 'spine' lists unkn
 bad "conf switch" "orrery-unknown-switch.conf: [switch.leaf9] (not in" \
 	--topology "$D/topology.conf" --orrery-conf "$D/orrery-unknown-switch.conf" \
 	--sacct "$D/sacct-good.txt"
+bad "timelimit" "sacct-bad-timelimit.txt:3: field Timelimit='two hours': expected [D-]HH:MM:SS, UNLIMITED or Partition_Limit" \
+	--topology "$D/topology.conf" --sacct "$D/sacct-bad-timelimit.txt"
+bad "priority" "sacct-bad-priority.txt:2: field Priority='-3': expected an integer from 0 to 4294967295" \
+	--topology "$D/topology.conf" --sacct "$D/sacct-bad-priority.txt"
+bad "slurm.conf" "slurm-bad-bf.conf:4: SchedulerParameters bf_resolution='0': expected an integer from 1 to 3600" \
+	--topology "$D/topology.conf" --sacct "$D/sacct-good.txt" --slurm-conf "$D/slurm-bad-bf.conf"
+bad "queue" "--queue: 'fifo': expected slurm or greedy" \
+	--topology "$D/topology.conf" --sacct "$D/sacct-good.txt" --queue fifo
 bad "no topology" "need --topology FILE" --sacct "$D/sacct-good.txt"
 bad "missing" "cannot open $D/none.txt" --topology "$D/topology.conf" --sacct "$D/none.txt"
 
