@@ -502,6 +502,8 @@ int run(int argc, char **argv)
 	}
 	rep.print_table(stdout);
 	rep.print_links(stdout);
+	if (!sacct.empty())
+		print_start_fidelity(rep, hist, stdout);
 	if (!out_dir.empty()) {
 		mkdir(out_dir.c_str(), 0777);
 		// Without gnuplot the CSV files and the script are still there

@@ -1,6 +1,7 @@
 // What-if inputs: the site's topology.conf + orrery.conf, and its sacct
 // history.  See whatif.hpp and doc/orrery-sim.1 (WHAT-IF).
 #include "whatif.hpp"
+#include "metrics.hpp"
 #include "queue.hpp"
 
 #include <algorithm>
@@ -483,6 +484,58 @@ Fidelity placement_fidelity(const std::string &policy, Policy &p,
 		running.push_back(i);
 	}
 	return f;
+}
+
+void print_start_fidelity(const Report &rep, const History &h, FILE *out)
+{
+	if (rep.seeds.empty() || h.start_s.size() != h.jobs.size())
+		return;
+	std::fprintf(out, "\nstart times against the history, seed %llu: |simulated start - "
+		     "recorded start| over %zu jobs\n",
+		     (unsigned long long)rep.seeds[0], h.jobs.size());
+	// A history that held more nodes at once than the fabric has cannot
+	// be this fabric's: no queue model will start its jobs on time.
+	std::vector<std::pair<double, long>> ev;
+	for (size_t i = 0; i < h.jobs.size(); i++) {
+		ev.emplace_back(h.start_s[i], (long)h.jobs[i].nodes);
+		ev.emplace_back(h.end_s[i], -(long)h.jobs[i].nodes);
+	}
+	std::sort(ev.begin(), ev.end());  // ends before starts at one instant
+	long busy = 0, peak = 0;
+	for (const auto &e : ev)
+		peak = std::max(peak, busy += e.second);
+	if (rep.fabric && peak > (long)rep.fabric->nodes())
+		std::fprintf(out, "note: the history held up to %ld nodes at once, the "
+			     "topology has %zu: the replay cannot follow its start times\n",
+			     peak, rep.fabric->nodes());
+	std::fprintf(out, "%-13s %-10s %-10s %-14s %-14s\n", "policy", "median", "p90",
+		     "within 10 s", "within 60 s");
+	std::string line = "start fidelity:";
+	for (const std::string &p : rep.policies) {
+		const RunSummary *r = rep.find(p, rep.seeds[0]);
+		if (!r)
+			continue;
+		std::vector<double> d;
+		size_t in10 = 0, in60 = 0;
+		for (const JobResult &j : r->results) {
+			if (j.id >= h.start_s.size())
+				continue;
+			double x = std::fabs(j.start - h.start_s[j.id]);
+			d.push_back(x);
+			in10 += x <= 10;
+			in60 += x <= 60;
+		}
+		if (d.empty())
+			continue;
+		std::fprintf(out, "%-13s %-10s %-10s %-14s %-14s\n", p.c_str(),
+			     (std::to_string((long)std::lround(percentile(d, 50))) + " s").c_str(),
+			     (std::to_string((long)std::lround(percentile(d, 90))) + " s").c_str(),
+			     (std::to_string(in10) + "/" + std::to_string(d.size())).c_str(),
+			     (std::to_string(in60) + "/" + std::to_string(d.size())).c_str());
+		line += (line.size() > 15 ? ", " : " ") + p + " " + std::to_string(in10) + "/" +
+			std::to_string(d.size()) + " within 10 s";
+	}
+	std::fprintf(out, "%s\n", line.c_str());
 }
 
 }  // namespace sim

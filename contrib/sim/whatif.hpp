@@ -58,6 +58,15 @@ struct History {
 	std::vector<std::string> node_list;
 };
 
+// Start times against the history (orrery-sim(1), WHAT-IF): per policy
+// of the first seed, |simulated start - recorded start| over the replayed
+// jobs (median, p90, and how many within 10 s and 60 s), then one line
+//   start fidelity: POLICY M/N within 10 s[, ...]
+// A replay whose queue, run times and placement are Slurm's starts each
+// job when Slurm did.
+struct Report;
+void print_start_fidelity(const Report &rep, const History &h, FILE *out);
+
 // Placement fidelity (orrery-sim(1), FIDELITY): replay the start of every
 // job of a history recorded on a real cluster, in start order, through a
 // policy: free nodes = those no recorded job holds at that instant; the
