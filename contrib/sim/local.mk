@@ -70,7 +70,8 @@ EXTRA_DIST += tests/sim/cli-whatif.sh tests/data/whatif/topology.conf \
 	tests/data/whatif/orrery-unknown-switch.conf \
 	tests/data/whatif/sacct-queue.txt tests/data/whatif/sacct-bad-timelimit.txt \
 	tests/data/whatif/sacct-bad-priority.txt tests/data/whatif/slurm.conf \
-	tests/data/whatif/slurm-bad-bf.conf
+	tests/data/whatif/slurm-bad-bf.conf tests/data/whatif/sacct-slurm2205.txt \
+	tests/data/whatif/topology-slurm2205.conf
 
 # Cross-check against SimGrid (libsimgrid-dev, test time only; skipped
 # when absent).  The script compiles the checker against libsimcore.

@@ -60,8 +60,9 @@ struct History {
 
 // Start times against the history (orrery-sim(1), WHAT-IF): per policy
 // of the first seed, |simulated start - recorded start| over the replayed
-// jobs (median, p90, and how many within 10 s and 60 s), then one line
-//   start fidelity: POLICY M/N within 10 s[, ...]
+// jobs (median, p90, how many within 10 s and 60 s, and the share of job
+// pairs started in the recorded order), then one line
+//   start fidelity: POLICY M/N within 10 s, same order X[, ...]
 // A replay whose queue, run times and placement are Slurm's starts each
 // job when Slurm did.
 struct Report;
