@@ -37,12 +37,12 @@ dist_noinst_SCRIPTS += contrib/sim/run-report contrib/sim/gap-closed \
 if HAVE_CMOCKA
 check_PROGRAMS += tests/sim/test_sim_engine
 TESTS += tests/sim/test_sim_engine
-tests_sim_test_sim_engine_SOURCES = tests/sim/test_sim_engine.cpp
+tests_sim_test_sim_engine_SOURCES = tests/sim/test_sim_engine.cpp tests/sim/fixtures.hpp
 tests_sim_test_sim_engine_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
 tests_sim_test_sim_engine_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/sim/test_sim_queue
 TESTS += tests/sim/test_sim_queue
-tests_sim_test_sim_queue_SOURCES = tests/sim/test_sim_queue.cpp
+tests_sim_test_sim_queue_SOURCES = tests/sim/test_sim_queue.cpp tests/sim/fixtures.hpp
 tests_sim_test_sim_queue_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/sim $(CMOCKA_CFLAGS)
 tests_sim_test_sim_queue_LDADD = contrib/sim/libsimcore.la $(CMOCKA_LIBS)
 check_PROGRAMS += tests/sim/test_sim_trace

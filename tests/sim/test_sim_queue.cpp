@@ -19,6 +19,7 @@ extern "C" {
 }
 
 #include "engine.hpp"
+#include "fixtures.hpp"
 #include "policies.hpp"
 #include "queue.hpp"
 #include "workload.hpp"
@@ -27,25 +28,6 @@ using namespace sim;
 
 #define assert_near(a, b, eps) \
 	assert_true(std::fabs((double)(a) - (double)(b)) <= (eps))
-
-static Fabric two_tier(uint32_t leaves, uint32_t per_leaf, double cap)
-{
-	Fabric f;
-	f.parent.push_back(-1);
-	f.level.push_back(1);
-	f.cap_mbps.push_back(0);
-	f.name.push_back("root");
-	for (uint32_t l = 0; l < leaves; l++) {
-		f.parent.push_back(0);
-		f.level.push_back(0);
-		f.cap_mbps.push_back(cap);
-		f.name.push_back("leaf" + std::to_string(l));
-		for (uint32_t k = 0; k < per_leaf; k++)
-			f.node_leaf.push_back(l + 1);
-	}
-	f.node_link_mbps = cap;
-	return f;
-}
 
 // runs `secs` seconds (1 s iterations, no contention: one event), arrives
 // at `at`, with a time limit (0: the queue's default).
