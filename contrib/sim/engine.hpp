@@ -99,6 +99,9 @@ struct EngineOptions {
 	std::string label;           // shown in the progress line
 	double realign_delay = 5;    // s before a running job's gate change
 	uint64_t ecmp_seed = 1;      // hashes flows onto parallel links
+	// Fast-forward jobs that cannot be slowed (cruise.hpp): the same
+	// results in fewer events.  Off: every iteration is stepped.
+	bool fast_forward = true;
 };
 
 class Engine {

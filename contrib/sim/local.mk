@@ -7,6 +7,7 @@ contrib_sim_libsimcore_la_SOURCES = \
 	contrib/sim/network.hpp contrib/sim/network.cpp \
 	contrib/sim/job.hpp \
 	contrib/sim/engine.hpp contrib/sim/engine.cpp \
+	contrib/sim/cruise.hpp contrib/sim/cruise.cpp \
 	contrib/sim/policies.hpp contrib/sim/policies.cpp \
 	contrib/sim/bridge.hpp contrib/sim/bridge.cpp \
 	contrib/sim/orrery_policy.cpp \
