@@ -90,8 +90,11 @@ bool Headroom::safe(uint32_t j) const
 
 // The engine's arithmetic (engine.cpp, after_up): after phase i ends, the
 // next starts after a gap of its offset minus phase i's nominal end (not
-// less than 0); after the last, the tail up to the period.
-Cycle isolated_cycle(const Pattern &pat)
+// less than 0); after the last, the tail up to the period.  An Up phase on
+// the network lasts its bytes over its demand (its duration; none without
+// bytes), one on no constrained link its duration.
+Cycle isolated_cycle(const Pattern &pat,
+		     const std::vector<std::vector<Crossing>> &cross)
 {
 	Cycle c;
 	const std::vector<Phase> &ph = pat.phases;
@@ -99,9 +102,12 @@ Cycle isolated_cycle(const Pattern &pat)
 		return c;
 	double t = ph[0].offset;
 	for (size_t i = 0; i < ph.size(); i++) {
+		bool net = i < cross.size() && !cross[i].empty();
+		double up = net && !(ph[i].demand * ph[i].duration > 0) ? 0 : ph[i].duration;
 		c.at.push_back(t);
+		c.up.push_back(up);
 		double end = ph[i].offset + ph[i].duration;
-		t += ph[i].duration;
+		t += up;
 		if (i + 1 < ph.size())
 			t += std::max(0.0, ph[i + 1].offset - end);
 		else

@@ -55,14 +55,16 @@ private:
 };
 
 // A job's iteration at its isolated timing, as the engine steps it: Up
-// phase i starts at at[i] after the iteration's start, the next
-// iteration starts `length` after it.  (Overlapping phases run back to
-// back with the gaps the engine keeps, which can differ from
-// Pattern::iteration_time().)
+// phase i starts at at[i] after the iteration's start and lasts up[i],
+// the next iteration starts `length` after it.  (Overlapping phases run
+// back to back with the gaps the engine keeps, and a phase on the network
+// with no bytes ends at once, so this can differ from
+// Pattern::iteration_time().)  cross[i]: phase i's crossings.
 struct Cycle {
-	std::vector<double> at;
+	std::vector<double> at, up;
 	double length = 0;
 };
-Cycle isolated_cycle(const Pattern &pat);
+Cycle isolated_cycle(const Pattern &pat,
+		     const std::vector<std::vector<Crossing>> &cross);
 
 }  // namespace sim

@@ -307,8 +307,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		double sent = 0;  // Mbit per node in earlier phases
 		for (size_t i = 0; i < pat.phases.size(); i++) {
 			const Phase &ph = pat.phases[i];
-			const double s = r.cycle.at[i];
-			if (pos <= s || pos < s + ph.duration) {
+			const double s = r.cycle.at[i], up = r.cycle.up[i];
+			if (pos <= s || pos < s + up) {
 				r.cruising = false;
 				r.iter = it;
 				r.phase = i;
@@ -317,7 +317,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 					push(std::max(now, b + s), EV_DOWN_END, j);
 				else
 					resume_up(j, now, (pos - s) * ph.demand,
-						  b + s + ph.duration);
+						  b + s + up);
 				return;
 			}
 			sent += ph.demand * ph.duration;
@@ -484,7 +484,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		if (ff) {
 			// Jobs cruising on a link this one makes unsafe step
 			// again from where they are.
-			r.cycle = isolated_cycle(pat);
+			r.cycle = isolated_cycle(pat, r.cross);
 			room.join(j, r.cross, pat, unsafe);
 			for (uint32_t l : unsafe)
 				for (uint32_t k : room.jobs_on(l))

@@ -503,11 +503,14 @@ static void run_ff(int variant, bool ff, std::vector<JobResult> &r, SimStats &st
 	o.fast_forward = ff;
 	o.ecmp_seed = 3;
 	Engine e(f, pol, o);
+	// Job 4 has a third Up phase without bytes (it ends at once).
+	JobSpec job4 = two_phase(4, 5.0, 80, 0.3 * D, 0.2 * D);
+	job4.pattern.phases.push_back(Phase{0.085, 0.005, 0, Coll::Ring});
 	r = e.run({two_phase(0, 0, 400, 0.5 * D, 0.3 * D),
 		   two_phase(1, 3.37, 100, 0.6 * D, 0.2 * D),
 		   two_phase(2, 1.0, 300, 0.9 * D, 0.9 * D),
 		   two_phase(3, 12.345, 50, 0.5 * D, 0.5 * D),
-		   two_phase(4, 5.0, 80, 0.3 * D, 0.2 * D),
+		   job4,
 		   two_phase(5, 20.011, 60, 0.7 * D, 0.4 * D)},
 		  st);
 }
