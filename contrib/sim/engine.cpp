@@ -13,6 +13,7 @@
 
 #include <orrery.h>
 
+#include "cruise.hpp"
 #include "network.hpp"
 
 namespace sim {
@@ -36,6 +37,7 @@ enum EvType : uint8_t {
 	EV_JOB_END,   // a = job
 	EV_SHARE,     // a = job, v = share sequence: mltcp share update
 	EV_BACKFILL,  // a sched/backfill pass (slurm queue)
+	EV_CRUISE_END,  // a = job, v = cruise sequence: a cruising job ends
 };
 
 // mltcp's rule: share = 1 + kMltcpSlope * (fraction of this iteration's
@@ -80,6 +82,13 @@ struct Running {
 	double pending_after = 0;
 	GateChange change;
 	orrery_gate_stats_t acc{};  // counters of gates already replaced
+	// Fast-forward (cruise.hpp): iterations cruise_iter0.. at isolated
+	// timing, iteration cruise_iter0 starting at cruise_t0.
+	Cycle cycle;
+	bool cruising = false;
+	uint64_t cruise_seq = 0;  // the EV_CRUISE_END event that counts
+	uint64_t cruise_iter0 = 0;
+	double cruise_t0 = 0;
 };
 
 }  // namespace
@@ -228,6 +237,99 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		start_up(j, now);
 	};
 
+	// Fast-forward (cruise.hpp).  A job cruises from an iteration
+	// boundary while it is ungated, has no gate change waiting and every
+	// link it crosses is safe: its end is one event.  resume() puts it
+	// back into stepping exactly where its isolated timing has it.
+	const bool ff = opt_.fast_forward && !ideal;
+	Headroom room(ff ? fabric_.network_caps() : std::vector<double>{});
+	std::vector<uint32_t> unsafe;
+	auto can_cruise = [&](uint32_t j) {
+		const Running &r = run[j];
+		return ff && !r.gate && !r.pending && r.cycle.length > 0 &&
+		       room.safe(j);
+	};
+	// Iteration r.iter (not the last one done) starts at t.
+	auto begin_cruise = [&](uint32_t j, double t) {
+		Running &r = run[j];
+		r.cruising = true;
+		r.cruise_seq++;
+		r.cruise_t0 = t;
+		r.cruise_iter0 = r.iter;
+		r.phase = 0;
+		r.iter_sent = 0;
+		push(t + (double)(jobs[j].iterations - r.iter) * r.cycle.length,
+		     EV_CRUISE_END, j, 0, r.cruise_seq);
+	};
+	// Mid-Up-phase: the flow with the bits not yet sent (and mltcp's
+	// share as of the last 1/kMltcpSteps mark it passed).
+	auto resume_up = [&](uint32_t j, double now, double sent, double end) {
+		Running &r = run[j];
+		const Phase &ph = jobs[j].pattern.phases[r.phase];
+		const std::vector<Crossing> &cr = r.cross[r.phase];
+		if (cr.empty()) {
+			push(std::max(now, end), EV_UP_FIXED, j);
+			return;
+		}
+		const double total = ph.demand * ph.duration;
+		uint32_t fid = net.add(now, cr, ph.demand, std::max(0.0, total - sent));
+		if (flow_job.size() <= fid)
+			flow_job.resize(fid + 1);
+		flow_job[fid] = j;
+		r.flow = fid;
+		r.in_net = true;
+		reschedule(now);
+		if (mltcp) {
+			double step = total / kMltcpSteps;
+			double mark = step > 0 ? std::floor(sent / step + 1e-9) * step : 0;
+			double got = r.iter_sent + std::min(mark, total);
+			if (got > 0) {
+				net.set_share(now, fid, 1 + kMltcpSlope * got / iter_bits[j]);
+				reschedule(now);
+			}
+		}
+	};
+	auto resume = [&](uint32_t j, double now) {
+		Running &r = run[j];
+		if (!r.cruising)
+			return;
+		const Pattern &pat = jobs[j].pattern;
+		const double len = r.cycle.length;
+		double k = std::floor((now - r.cruise_t0) / len);
+		if (!(k >= 0))
+			k = 0;
+		const uint64_t it = r.cruise_iter0 + (uint64_t)k;
+		if (it >= jobs[j].iterations)
+			return;  // all sent: only its end is left
+		const double b = r.cruise_t0 + k * len;
+		const double pos = now - b;
+		double sent = 0;  // Mbit per node in earlier phases
+		for (size_t i = 0; i < pat.phases.size(); i++) {
+			const Phase &ph = pat.phases[i];
+			const double s = r.cycle.at[i], up = r.cycle.up[i];
+			if (pos <= s || pos < s + up) {
+				r.cruising = false;
+				r.iter = it;
+				r.phase = i;
+				r.iter_sent = sent;
+				if (pos <= s)  // Down before phase i (a gate decides)
+					push(std::max(now, b + s), EV_DOWN_END, j);
+				else
+					resume_up(j, now, (pos - s) * ph.demand,
+						  b + s + up);
+				return;
+			}
+			sent += ph.demand * ph.duration;
+		}
+		if (it + 1 >= jobs[j].iterations)
+			return;  // the tail of its last iteration
+		r.cruising = false;
+		r.iter = it + 1;
+		r.phase = 0;
+		r.iter_sent = 0;
+		push(std::max(now, b + len + r.cycle.at[0]), EV_DOWN_END, j);
+	};
+
 	auto add_stats = [](orrery_gate_stats_t &acc, const orrery_gate_t *g) {
 		orrery_gate_stats_t gs;
 		orrery_gate_stats(g, &gs);
@@ -275,6 +377,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		}
 		double tail = std::max(0.0, pat.period - end);
 		if (++r.iter >= jobs[j].iterations) {
+			if (ff)
+				room.leave(j);  // sends no more
 			push(now + tail, EV_JOB_END, j);
 			return;
 		}
@@ -282,6 +386,10 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.iter_sent = 0;
 		if (r.pending && now + tail >= r.pending_after)
 			apply_change(j, false);
+		if (can_cruise(j)) {
+			begin_cruise(j, now + tail);
+			return;
+		}
 		push(now + tail + pat.phases[0].offset, EV_DOWN_END, j);
 	};
 
@@ -308,6 +416,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			if (!run[k].stepped)
 				continue;  // not running, or one fixed event
 			run[k].change = c;
+			resume(k, now);  // steps to its next boundary
 			if (res[k].start == now && run[k].iter == 0 && !run[k].pending) {
 				// Started in this same instant: it has not asked its
 				// gate yet and takes the latest parameters at launch.
@@ -371,6 +480,20 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.stepped = true;
 		r.phase = 0;
 		r.iter = 0;
+		if (ff) {
+			// Jobs cruising on a link this one makes unsafe step
+			// again from where they are.
+			r.cycle = isolated_cycle(pat, r.cross);
+			room.join(j, r.cross, pat, unsafe);
+			for (uint32_t l : unsafe)
+				for (uint32_t k : room.jobs_on(l))
+					if (k != j)
+						resume(k, now);
+			if (can_cruise(j)) {
+				begin_cruise(j, now);
+				return;
+			}
+		}
 		push(now + pat.phases[0].offset, EV_DOWN_END, j);
 	};
 
@@ -493,6 +616,12 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			schedule_share(e.a, now);
 			break;
 		}
+		case EV_CRUISE_END:
+			if (!run[e.a].cruising || e.v != run[e.a].cruise_seq)
+				break;  // resumed since
+			run[e.a].cruising = false;
+			room.leave(e.a);
+			[[fallthrough]];
 		case EV_JOB_END:
 			res[e.a].finish = now;
 			{

@@ -105,6 +105,9 @@ struct EngineOptions {
 	double realign_delay = 5;    // s before a running job's gate change
 	uint64_t ecmp_seed = 1;      // hashes flows onto parallel links
 	QueueOptions queue;          // greedy unless the caller says slurm
+	// Fast-forward jobs that cannot be slowed (cruise.hpp): the same
+	// results in fewer events.  Off: every iteration is stepped.
+	bool fast_forward = true;
 };
 
 class Engine {

@@ -8,6 +8,7 @@ contrib_sim_libsimcore_la_SOURCES = \
 	contrib/sim/job.hpp \
 	contrib/sim/engine.hpp contrib/sim/engine.cpp \
 	contrib/sim/queue.hpp contrib/sim/queue.cpp \
+	contrib/sim/cruise.hpp contrib/sim/cruise.cpp \
 	contrib/sim/policies.hpp contrib/sim/policies.cpp \
 	contrib/sim/bridge.hpp contrib/sim/bridge.cpp \
 	contrib/sim/orrery_policy.cpp \

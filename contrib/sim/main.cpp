@@ -48,7 +48,7 @@ void usage(FILE *f)
 		"                   [--default-profile SPEC]] [--gpus-per-node G]\n"
 		"                  [--topology FILE --fidelity POLICY=SACCT_FILE...]\n"
 		"                  [--leaves N] [--nodes-per-leaf N] [--node-link-mbps R]\n"
-		"                  [--out DIR] [--threads N] [--quiet]\n"
+		"                  [--out DIR] [--threads N] [--quiet] [--no-fast-forward]\n"
 		"                  [--list-models]\n"
 		"policies: %s (default: all)\n", kAllPolicies);
 }
@@ -106,7 +106,7 @@ int run(int argc, char **argv)
 	std::string policies_s = kAllPolicies;
 	unsigned seeds = 3, threads = 2;
 	uint64_t seed0 = 1;
-	bool quiet = false, list = false;
+	bool quiet = false, list = false, fast_forward = true;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
 	double os_leaf = -1, os_pod = -1, realign_delay = 5;
 	int rank_spread = -1;  // -1: orrery.conf's, else liborrery's default
@@ -119,7 +119,7 @@ int run(int argc, char **argv)
 	std::string slurm_conf, sched_params;
 	double tl_factor = -1;
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
-	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD,
+	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD, O_NOFF,
 	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
@@ -156,6 +156,7 @@ int run(int argc, char **argv)
 		{"slurm-conf", required_argument, nullptr, O_SLURMCONF},
 		{"scheduler-parameters", required_argument, nullptr, O_SCHEDPARAMS},
 		{"time-limit-factor", required_argument, nullptr, O_TLFACTOR},
+		{"no-fast-forward", no_argument, nullptr, O_NOFF},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -240,6 +241,7 @@ int run(int argc, char **argv)
 		case 'o': out_dir = optarg; break;
 		case 'j': threads = (unsigned)num(optarg, "--threads"); break;
 		case 'q': quiet = true; break;
+		case O_NOFF: fast_forward = false; break;
 		case O_LIST: list = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -461,6 +463,7 @@ int run(int argc, char **argv)
 				eo.realign_delay = realign_delay;
 				eo.ecmp_seed = seed_list[t.k];
 				eo.queue = qo;
+				eo.fast_forward = fast_forward;
 				eo.label = policies[t.p] + " seed " +
 					   std::to_string(seed_list[t.k]);
 				Engine e(fabric, *pol, eo);

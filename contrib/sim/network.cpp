@@ -183,15 +183,35 @@ void Network::resolve(double now, const std::vector<uint32_t> &seed_links)
 				}
 		}
 	}
-	// Deterministic order regardless of discovery order.
-	std::sort(comp_links_.begin(), comp_links_.end());
-	std::sort(comp_flows_.begin(), comp_flows_.end());
+	// Deterministic order regardless of discovery order: ascending ids.
+	// A component that holds a good part of all ids (scattered jobs) is
+	// listed faster by scanning the marks than by sorting.
+	if (comp_links_.size() * 8 >= links_.size()) {
+		comp_links_.clear();
+		for (uint32_t l = 0; l < links_.size(); l++)
+			if (links_[l].mark == epoch_)
+				comp_links_.push_back(l);
+	} else {
+		std::sort(comp_links_.begin(), comp_links_.end());
+	}
+	if (comp_flows_.size() * 8 >= flows_.size()) {
+		comp_flows_.clear();
+		for (uint32_t f = 0; f < flows_.size(); f++)
+			if (flow_mark_[f] == epoch_)
+				comp_flows_.push_back(f);
+	} else {
+		std::sort(comp_flows_.begin(), comp_flows_.end());
+	}
 
 	const size_t nl = comp_links_.size(), nf = comp_flows_.size();
 	resid_.assign(nl, 0);
 	wsum_.assign(nl, 0);
-	frozen_.assign(nf, 0);
-	std::vector<double> rate(nf, 0.0);
+	rate_.assign(nf, 0.0);
+	std::vector<double> &rate = rate_;
+	// Unfrozen flows in ascending order (the order of every sum below).
+	live_.resize(nf);
+	for (size_t j = 0; j < nf; j++)
+		live_[j] = (uint32_t)j;
 	// Local index of each link in the component.
 	for (size_t i = 0; i < nl; i++) {
 		Link &l = links_[comp_links_[i]];
@@ -205,32 +225,27 @@ void Network::resolve(double now, const std::vector<uint32_t> &seed_links)
 		for (const Crossing &c : flows_[comp_flows_[j]].links)
 			wsum_[links_[c.link].mark] += c.weight * flows_[comp_flows_[j]].share;
 
-	size_t unfrozen = nf;
-	while (unfrozen > 0) {
+	while (!live_.empty()) {
 		double delta = std::numeric_limits<double>::infinity();
 		for (size_t i = 0; i < nl; i++)
 			if (wsum_[i] > 0)
 				delta = std::min(delta, std::max(0.0, resid_[i]) / wsum_[i]);
-		for (size_t j = 0; j < nf; j++)
-			if (!frozen_[j]) {
-				const Flow &f = flows_[comp_flows_[j]];
-				delta = std::min(delta, (f.cap - rate[j]) / f.share);
-			}
+		for (uint32_t j : live_) {
+			const Flow &f = flows_[comp_flows_[j]];
+			delta = std::min(delta, (f.cap - rate[j]) / f.share);
+		}
 		if (!(delta >= 0))
 			delta = 0;
-		for (size_t j = 0; j < nf; j++) {
-			if (frozen_[j])
-				continue;
-			const double sh = flows_[comp_flows_[j]].share;
+		for (uint32_t j : live_) {
+			const Flow &f = flows_[comp_flows_[j]];
+			const double sh = f.share;
 			rate[j] += delta * sh;
-			for (const Crossing &c : flows_[comp_flows_[j]].links)
+			for (const Crossing &c : f.links)
 				resid_[links_[c.link].mark] -= c.weight * delta * sh;
 		}
 		// Freeze flows at their cap or on a full link.
-		size_t before = unfrozen;
-		for (size_t j = 0; j < nf; j++) {
-			if (frozen_[j])
-				continue;
+		size_t keep = 0;
+		for (uint32_t j : live_) {
 			const Flow &f = flows_[comp_flows_[j]];
 			bool freeze = rate[j] >= f.cap * (1 - kTol);
 			for (const Crossing &c : f.links) {
@@ -239,14 +254,15 @@ void Network::resolve(double now, const std::vector<uint32_t> &seed_links)
 					freeze = true;
 			}
 			if (freeze) {
-				frozen_[j] = 1;
-				unfrozen--;
 				for (const Crossing &c : f.links)
 					wsum_[links_[c.link].mark] -= c.weight * f.share;
+			} else {
+				live_[keep++] = j;
 			}
 		}
-		if (unfrozen == before)  // cannot happen; guards an endless loop
+		if (keep == live_.size())  // cannot happen; guards an endless loop
 			break;
+		live_.resize(keep);
 	}
 
 	for (size_t i = 0; i < nl; i++)

@@ -93,8 +93,8 @@ private:
 	uint64_t solves_ = 0;
 	// scratch
 	std::vector<uint32_t> comp_links_, comp_flows_;
-	std::vector<double> resid_, wsum_;
-	std::vector<uint8_t> frozen_;
+	std::vector<double> resid_, wsum_, rate_;
+	std::vector<uint32_t> live_;
 };
 
 }  // namespace sim

@@ -7,6 +7,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <vector>
@@ -412,6 +413,130 @@ static void test_rail_job_not_slowed(void **state)
 	assert_true(ring_slowed >= 3);
 }
 
+// Fast-forward (cruise.hpp) must not change results, only the events.
+// Jobs join and leave shared leaf uplinks at odd times, so jobs cruising
+// alone are caught mid-compute-gap and mid-Up-phase by newcomers and
+// cruise again when those leave.  Two phases per iteration of different
+// demands; per variant: plain, ECMP (two links per uplink), mltcp, and
+// gates (a fixed gated job, and a gate given to a cruising job and taken
+// away again).
+class ChangingPolicy : public FixedPolicy {
+public:
+	ChangingPolicy(std::vector<Spot> s, bool mltcp, bool changes)
+		: FixedPolicy(std::move(s)), mltcp_(mltcp), changes_(changes) {}
+	bool mltcp() const override { return mltcp_; }
+	// Job 3 starting gives job 2 a gate; job 3 ending takes it away.
+	void started(const JobSpec &j, const Placement &, double) override
+	{
+		if (changes_ && j.id == 3)
+			pend_.push_back(GateChange{2, true, 0.1, 0.03});
+	}
+	void ended(const JobSpec &j) override
+	{
+		if (changes_ && j.id == 3)
+			pend_.push_back(GateChange{2, false, 0, 0});
+	}
+	void gate_changes(std::vector<GateChange> &out) override
+	{
+		out = pend_;
+		pend_.clear();
+	}
+
+private:
+	bool mltcp_, changes_;
+	std::vector<GateChange> pend_;
+};
+
+static JobSpec two_phase(uint32_t id, double arrival, uint64_t iters,
+			 double d1, double d2)
+{
+	JobSpec j;
+	j.id = id;
+	j.nodes = 2;
+	j.arrival = arrival;
+	j.iterations = iters;
+	j.pattern.period = 0.1;
+	j.pattern.phases.push_back(Phase{0.01, 0.02, d1, Coll::Ring});
+	j.pattern.phases.push_back(Phase{0.05, 0.03, d2, Coll::Ring});
+	return j;
+}
+
+static void run_ff(int variant, bool ff, std::vector<JobResult> &r, SimStats &st)
+{
+	const double D = 50000;
+	Fabric f = two_tier(4, 2, D);
+	if (variant == 1) {
+		f.set_links({1, 2, 2, 2, 2});
+		f.flows = 2;
+	}
+	const bool gates = variant == 3;
+	// Leaf pairs: jobs 0, 1 and 4 on leaves 0-1 (1 and 4 on the same
+	// nodes, so 4 waits for 1); 2 and 3 on leaves 2-3; 5 on leaves 0-2
+	// once job 0 is done.
+	ChangingPolicy pol({{{0, 2}, false, 0, 0},
+			    {{1, 3}, false, 0, 0},
+			    {{4, 6}, false, 0, 0},
+			    {{5, 7}, false, 0, 0},
+			    {{1, 3}, false, 0, 0},
+			    {{0, 4}, gates, 0.02, 0.1}},
+			   variant == 2, gates);
+	EngineOptions o;
+	o.fast_forward = ff;
+	o.ecmp_seed = 3;
+	Engine e(f, pol, o);
+	// Job 4 has a third Up phase without bytes (it ends at once).
+	JobSpec job4 = two_phase(4, 5.0, 80, 0.3 * D, 0.2 * D);
+	job4.pattern.phases.push_back(Phase{0.085, 0.005, 0, Coll::Ring});
+	r = e.run({two_phase(0, 0, 400, 0.5 * D, 0.3 * D),
+		   two_phase(1, 3.37, 100, 0.6 * D, 0.2 * D),
+		   two_phase(2, 1.0, 300, 0.9 * D, 0.9 * D),
+		   two_phase(3, 12.345, 50, 0.5 * D, 0.5 * D),
+		   job4,
+		   two_phase(5, 20.011, 60, 0.7 * D, 0.4 * D)},
+		  st);
+}
+
+static bool same(double a, double b)
+{
+	return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
+}
+
+static void test_fast_forward_same_results(void **state)
+{
+	static const char *names[] = {"plain", "ecmp", "mltcp", "gates"};
+	for (int v = 0; v < 4; v++) {
+		std::vector<JobResult> on, off;
+		SimStats s_on, s_off;
+		run_ff(v, true, on, s_on);
+		run_ff(v, false, off, s_off);
+		assert_int_equal(on.size(), off.size());
+		bool slowed = false;
+		for (size_t j = 0; j < on.size(); j++) {
+			if (!same(on[j].start, off[j].start) ||
+			    !same(on[j].finish, off[j].finish) ||
+			    on[j].realigned != off[j].realigned) {
+				print_error("%s: job %u start %.12f/%.12f finish "
+					    "%.12f/%.12f (fast-forward on/off)\n",
+					    names[v], on[j].id, on[j].start, off[j].start,
+					    on[j].finish, off[j].finish);
+				fail();
+			}
+			slowed |= on[j].slowdown() > 1.01;
+		}
+		// Contention came and went, and cost the same; fewer events.
+		assert_true(slowed);
+		assert_true(s_off.over_link_s > 0);
+		assert_true(same(s_on.over_link_s, s_off.over_link_s));
+		assert_true(same(s_on.over_bytes, s_off.over_bytes));
+		if (!(s_on.events < s_off.events)) {
+			print_error("%s: %lu events with fast-forward, %lu without\n",
+				    names[v], (unsigned long)s_on.events,
+				    (unsigned long)s_off.events);
+			fail();
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_crossing_rules),
 		cmocka_unit_test(test_rail_pinned),
 		cmocka_unit_test(test_rail_job_not_slowed),
+		cmocka_unit_test(test_fast_forward_same_results),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
