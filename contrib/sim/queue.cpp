@@ -233,16 +233,35 @@ void JobQueue::start(uint32_t j, double now, Placement &&pl)
 void JobQueue::schedule(double now, const std::vector<uint8_t> &free, size_t n_free)
 {
 	const bool greedy = opt_.kind == QueueOptions::Kind::Greedy;
+	// A job pinned to its nodes (-w) that cannot start does not block the
+	// partition in Slurm: its nodes are taken out of this pass instead
+	// (job_scheduler.c, req_node_bitmap).
+	std::vector<uint8_t> held;
 	for (size_t i = 0; i < pending_.size() && n_free > 0;) {
 		uint32_t j = pending_[i];
+		const std::vector<uint8_t> &avail = held.empty() ? free : held;
 		Placement pl;
-		if (jobs_[j].nodes > n_free || !place_(j, free, now, pl)) {
-			if (!greedy)
+		if (jobs_[j].nodes > n_free || !place_(j, avail, now, pl)) {
+			if (greedy) {
+				i++;
+				continue;
+			}
+			if (jobs_[j].at.empty())
 				return;  // the partition is blocked until backfill
+			if (held.empty())
+				held = free;
+			for (uint32_t n : jobs_[j].at)
+				if (n < held.size() && held[n]) {
+					held[n] = 0;
+					n_free--;
+				}
 			i++;
 			continue;
 		}
 		n_free -= pl.nodes.size();
+		if (!held.empty())
+			for (uint32_t n : pl.nodes)
+				held[n] = 0;
 		start(j, now, std::move(pl));  // erases pending_[i]
 	}
 }

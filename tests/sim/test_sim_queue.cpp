@@ -98,6 +98,25 @@ static void test_main_scheduler_blocks(void **state)
 	assert_near(r[1].start, 100, 1e-9);
 }
 
+// A job pinned to its nodes (-w) that cannot start does not block the
+// partition: A holds nodes 0-1; P wants 0 and 2; Q (1 node) starts at
+// once on a node P does not want.  An unpinned P would block Q until the
+// first backfill pass (30 s).
+static void test_pinned_job_does_not_block(void **state)
+{
+	Fabric f = two_tier(1, 4, 1e6);
+	std::vector<JobSpec> jobs = {job(0, 2, 0, 100), job(1, 2, 1, 10), job(2, 1, 2, 10)};
+	jobs[0].at = {0, 1};
+	jobs[1].at = {0, 2};
+	auto r = run(f, jobs, QueueOptions::Kind::Slurm);
+	assert_near(r[2].start, 2, 1e-9);
+	assert_near(r[1].start, 100, 1e-9);
+	jobs[1].at.clear();
+	jobs[1].nodes = 3;
+	r = run(f, jobs, QueueOptions::Kind::Slurm);
+	assert_near(r[2].start, 30, 1e-9);
+}
+
 // Priority before submit time: C (priority 20, submitted after B,
 // priority 10) starts first when A ends.
 static void test_priority_order(void **state)
@@ -263,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_backfill_reservation),
 		cmocka_unit_test(test_main_scheduler_blocks),
+		cmocka_unit_test(test_pinned_job_does_not_block),
 		cmocka_unit_test(test_priority_order),
 		cmocka_unit_test(test_switches_wait),
 		cmocka_unit_test(test_all_jobs_finish),
