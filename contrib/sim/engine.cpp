@@ -197,6 +197,19 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		}
 	};
 
+	// The current phase's flow on the network, with `bits` to send.
+	auto add_flow = [&](uint32_t j, double now, double bits) {
+		Running &r = run[j];
+		uint32_t fid = net.add(now, r.cross[r.phase],
+				       jobs[j].pattern.phases[r.phase].demand, bits);
+		if (flow_job.size() <= fid)
+			flow_job.resize(fid + 1);
+		flow_job[fid] = j;
+		r.flow = fid;
+		r.in_net = true;
+		reschedule(now);
+	};
+
 	auto start_up = [&](uint32_t j, double now) {
 		Running &r = run[j];
 		const Phase &ph = jobs[j].pattern.phases[r.phase];
@@ -205,17 +218,11 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			push(now + ph.duration, EV_UP_FIXED, j);
 			return;
 		}
-		uint32_t fid = net.add(now, cr, ph.demand, ph.demand * ph.duration);
-		if (flow_job.size() <= fid)
-			flow_job.resize(fid + 1);
-		flow_job[fid] = j;
-		r.flow = fid;
-		r.in_net = true;
-		reschedule(now);
+		add_flow(j, now, ph.demand * ph.duration);
 		if (mltcp && r.iter_sent > 0) {
 			// A later phase of the iteration starts with the share its
 			// earlier phases earned.
-			net.set_share(now, fid, 1 + kMltcpSlope * r.iter_sent / iter_bits[j]);
+			net.set_share(now, r.flow, 1 + kMltcpSlope * r.iter_sent / iter_bits[j]);
 			reschedule(now);
 		}
 	};
@@ -272,19 +279,13 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			return;
 		}
 		const double total = ph.demand * ph.duration;
-		uint32_t fid = net.add(now, cr, ph.demand, std::max(0.0, total - sent));
-		if (flow_job.size() <= fid)
-			flow_job.resize(fid + 1);
-		flow_job[fid] = j;
-		r.flow = fid;
-		r.in_net = true;
-		reschedule(now);
+		add_flow(j, now, std::max(0.0, total - sent));
 		if (mltcp) {
 			double step = total / kMltcpSteps;
 			double mark = step > 0 ? std::floor(sent / step + 1e-9) * step : 0;
 			double got = r.iter_sent + std::min(mark, total);
 			if (got > 0) {
-				net.set_share(now, fid, 1 + kMltcpSlope * got / iter_bits[j]);
+				net.set_share(now, r.flow, 1 + kMltcpSlope * got / iter_bits[j]);
 				reschedule(now);
 			}
 		}
