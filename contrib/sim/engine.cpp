@@ -87,7 +87,8 @@ struct Running {
 // Slots epoch + shift + k * period are where the job's iteration starts on
 // the circle; its first Up phase belongs at offset_0 after that, so the
 // gate's grid is moved by offset_0.
-static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double epoch)
+static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double epoch,
+				double late_tolerance)
 {
 	orrery_gate_params_t p;
 	orrery_gate_params_default(&p);
@@ -96,6 +97,10 @@ static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double 
 	int64_t off = (int64_t)std::llround(pat.phases[0].offset * 1e6);
 	int64_t sh = (int64_t)std::llround(pl.shift * 1e6) + off;
 	p.shift_us = p.period_us > 0 ? ((sh % p.period_us) + p.period_us) % p.period_us : 0;
+	if (late_tolerance > 0)
+		p.late_tolerance_us = std::min<int64_t>(
+			p.period_us - 1,
+			(int64_t)std::llround(late_tolerance * (double)p.period_us));
 	orrery_gate_t *g = nullptr;
 	orrery_error_t err{};
 	if (orrery_gate_new(&p, &g, &err) != ORRERY_OK)
@@ -249,7 +254,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.pl.shift = r.change.shift;
 		r.pl.gate_period = r.change.period;
 		if (r.pl.gated && r.pl.gate_period > 0)
-			r.gate.reset(make_gate(r.pl, jobs[j].pattern, opt_.epoch));
+			r.gate.reset(make_gate(r.pl, jobs[j].pattern, opt_.epoch, opt_.gate_late_tolerance));
 		else
 			r.gate.reset();
 		r.pending = false;
@@ -366,7 +371,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			return;
 		}
 		if (r.pl.gated)
-			r.gate.reset(make_gate(r.pl, pat, opt_.epoch));
+			r.gate.reset(make_gate(r.pl, pat, opt_.epoch, opt_.gate_late_tolerance));
 		res[j].ever_gated = r.pl.gated;
 		r.stepped = true;
 		r.phase = 0;

@@ -103,6 +103,9 @@ struct EngineOptions {
 	bool progress = false;       // progress line on stderr
 	std::string label;           // shown in the progress line
 	double realign_delay = 5;    // s before a running job's gate change
+	// Gates' late tolerance as a fraction of their period (0: the
+	// gate's default, period / 10; orrery_gate_params_t).
+	double gate_late_tolerance = 0;
 	uint64_t ecmp_seed = 1;      // hashes flows onto parallel links
 	QueueOptions queue;          // greedy unless the caller says slurm
 };

@@ -431,6 +431,30 @@ static void test_rail_job_not_slowed(void **state)
 	assert_true(ring_slowed >= 3);
 }
 
+// --gate-late-tolerance: a job alone, gated at its own 100 ms period with
+// its slots 15 ms before its phases are ready.  The default tolerance
+// (period / 10 = 10 ms) makes it wait 85 ms for the next slot, once (then
+// it is early by 0 each iteration); 0.2 of the period (20 ms) releases
+// every phase at once, 15 ms late.
+static void test_gate_late_tolerance(void **state)
+{
+	const double D = 50000, P = 0.1, up = 0.05;
+	const uint64_t N = 100;
+	Fabric f = two_tier(2, 2, D);
+	for (double tol : {0.0, 0.2}) {
+		FixedPolicy pol({{{0, 2}, true, 0.085, P}});
+		EngineOptions o;
+		o.gate_late_tolerance = tol;
+		Engine e(f, pol, o);
+		SimStats st;
+		auto r = e.run({periodic(0, 2, P, up, D, N)}, st);
+		double wait = tol > 0 ? 0 : 0.085;
+		assert_near(r[0].jct(), N * P + wait, 1e-6);
+		assert_near(r[0].gate_wait, wait, 1e-6);
+		assert_int_equal(r[0].gate_missed, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_crossing_rules),
 		cmocka_unit_test(test_rail_pinned),
 		cmocka_unit_test(test_rail_job_not_slowed),
+		cmocka_unit_test(test_gate_late_tolerance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
