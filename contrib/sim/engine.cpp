@@ -294,8 +294,10 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	for (uint32_t i = 0; i < nj; i++)
 		by_id[jobs[i].id] = i;
 	std::vector<GateChange> changes;
-	// Gate changes from the policy: the newcomer's (started == j) now,
-	// running jobs' later.
+	bool newcomer_change = false;
+	// Gate changes from the policy: the newcomer's (started == j) now
+	// (with newcomer_with_group: with the running jobs'), running jobs'
+	// later.
 	auto take_changes = [&](double now, long started) {
 		changes.clear();
 		policy_.gate_changes(changes);
@@ -304,6 +306,16 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			if (it == by_id.end())
 				continue;
 			uint32_t k = it->second;
+			if ((long)k == started && opt_.newcomer_with_group &&
+			    opt_.realign_delay > 0) {
+				// --newcomer-gate with-group: the newcomer keeps its
+				// placement's gate (shifted against the running jobs
+				// as they run now) and takes the group's new one when
+				// they do.
+				run[k].change = c;
+				newcomer_change = true;
+				continue;
+			}
 			if ((long)k == started) {
 				run[k].pl.gated = c.gated;
 				run[k].pl.shift = c.shift;
@@ -333,6 +345,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.pl = std::move(pl);
 		res[j].start = now;
 		policy_.started(jobs[j], r.pl, now);
+		newcomer_change = false;
 		take_changes(now, (long)j);
 		res[j].gated = r.pl.gated;
 		res[j].shift = r.pl.shift;
@@ -376,6 +389,10 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.stepped = true;
 		r.phase = 0;
 		r.iter = 0;
+		if (newcomer_change) {
+			r.pending = true;
+			r.pending_after = now + opt_.realign_delay;
+		}
 		push(now + pat.phases[0].offset, EV_DOWN_END, j);
 	};
 
