@@ -96,7 +96,8 @@ struct Running {
 // Slots epoch + shift + k * period are where the job's iteration starts on
 // the circle; its first Up phase belongs at offset_0 after that, so the
 // gate's grid is moved by offset_0.
-static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double epoch)
+static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double epoch,
+				double late_tolerance)
 {
 	orrery_gate_params_t p;
 	orrery_gate_params_default(&p);
@@ -105,6 +106,10 @@ static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double 
 	int64_t off = (int64_t)std::llround(pat.phases[0].offset * 1e6);
 	int64_t sh = (int64_t)std::llround(pl.shift * 1e6) + off;
 	p.shift_us = p.period_us > 0 ? ((sh % p.period_us) + p.period_us) % p.period_us : 0;
+	if (late_tolerance > 0)
+		p.late_tolerance_us = std::min<int64_t>(
+			p.period_us - 1,
+			(int64_t)std::llround(late_tolerance * (double)p.period_us));
 	orrery_gate_t *g = nullptr;
 	orrery_error_t err{};
 	if (orrery_gate_new(&p, &g, &err) != ORRERY_OK)
@@ -352,7 +357,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.pl.shift = r.change.shift;
 		r.pl.gate_period = r.change.period;
 		if (r.pl.gated && r.pl.gate_period > 0)
-			r.gate.reset(make_gate(r.pl, jobs[j].pattern, opt_.epoch));
+			r.gate.reset(make_gate(r.pl, jobs[j].pattern, opt_.epoch, opt_.gate_late_tolerance));
 		else
 			r.gate.reset();
 		r.pending = false;
@@ -398,8 +403,10 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	for (uint32_t i = 0; i < nj; i++)
 		by_id[jobs[i].id] = i;
 	std::vector<GateChange> changes;
-	// Gate changes from the policy: the newcomer's (started == j) now,
-	// running jobs' later.
+	bool newcomer_change = false;
+	// Gate changes from the policy: the newcomer's (started == j) now
+	// (with newcomer_with_group: with the running jobs'), running jobs'
+	// later.
 	auto take_changes = [&](double now, long started) {
 		changes.clear();
 		policy_.gate_changes(changes);
@@ -408,6 +415,16 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			if (it == by_id.end())
 				continue;
 			uint32_t k = it->second;
+			if ((long)k == started && opt_.newcomer_with_group &&
+			    opt_.realign_delay > 0) {
+				// --newcomer-gate with-group: the newcomer keeps its
+				// placement's gate (shifted against the running jobs
+				// as they run now) and takes the group's new one when
+				// they do.
+				run[k].change = c;
+				newcomer_change = true;
+				continue;
+			}
 			if ((long)k == started) {
 				run[k].pl.gated = c.gated;
 				run[k].pl.shift = c.shift;
@@ -438,6 +455,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.pl = std::move(pl);
 		res[j].start = now;
 		policy_.started(jobs[j], r.pl, now);
+		newcomer_change = false;
 		take_changes(now, (long)j);
 		res[j].gated = r.pl.gated;
 		res[j].shift = r.pl.shift;
@@ -476,11 +494,15 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			return;
 		}
 		if (r.pl.gated)
-			r.gate.reset(make_gate(r.pl, pat, opt_.epoch));
+			r.gate.reset(make_gate(r.pl, pat, opt_.epoch, opt_.gate_late_tolerance));
 		res[j].ever_gated = r.pl.gated;
 		r.stepped = true;
 		r.phase = 0;
 		r.iter = 0;
+		if (newcomer_change) {
+			r.pending = true;
+			r.pending_after = now + opt_.realign_delay;
+		}
 		if (ff) {
 			// Jobs cruising on a link this one makes unsafe step
 			// again from where they are.

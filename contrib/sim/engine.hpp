@@ -53,7 +53,7 @@ public:
 	virtual void ended(const JobSpec &) {}
 	// After started() and ended(): gate parameters that changed.  A
 	// change for the job just started replaces its Placement's gate at
-	// once; the engine applies one for a running job at the job's first
+	// once (unless EngineOptions::newcomer_with_group); the engine applies one for a running job at the job's first
 	// iteration boundary at least EngineOptions::realign_delay later.
 	virtual void gate_changes(std::vector<GateChange> &) {}
 	// ideal: no link contention (every job at its isolated time).
@@ -103,6 +103,13 @@ struct EngineOptions {
 	bool progress = false;       // progress line on stderr
 	std::string label;           // shown in the progress line
 	double realign_delay = 5;    // s before a running job's gate change
+	// Gates' late tolerance as a fraction of their period (0: the
+	// gate's default, period / 10; orrery_gate_params_t).
+	double gate_late_tolerance = 0;
+	// The newcomer's gate change (its group's re-alignment at its start)
+	// applies with the running jobs' changes, realign_delay later, instead
+	// of at its start; until then it runs on its placement's gate.
+	bool newcomer_with_group = false;
 	uint64_t ecmp_seed = 1;      // hashes flows onto parallel links
 	QueueOptions queue;          // greedy unless the caller says slurm
 	// Fast-forward jobs that cannot be slowed (cruise.hpp): the same

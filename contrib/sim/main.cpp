@@ -40,7 +40,9 @@ void usage(FILE *f)
 		"                  [--load L] [--hours H] [--sizes MIX] [--models MIX]\n"
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
-		"                  [--realign-delay S] [--uplink-links K] [--flows N]\n"
+		"                  [--realign-delay S] [--gate-late-tolerance F]\n"
+		"                  [--newcomer-gate at-start|with-group]\n"
+		"                  [--uplink-links K] [--flows N]\n"
 		"                  [--rank-spread N] [--queue slurm|greedy]\n"
 		"                  [--slurm-conf FILE] [--scheduler-parameters LIST]\n"
 		"                  [--time-limit-factor F]\n"
@@ -108,7 +110,8 @@ int run(int argc, char **argv)
 	uint64_t seed0 = 1;
 	bool quiet = false, list = false, fast_forward = true;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
-	double os_leaf = -1, os_pod = -1, realign_delay = 5;
+	double os_leaf = -1, os_pod = -1, realign_delay = 5, gate_tol = 0;
+	bool newcomer_with_group = false;
 	int rank_spread = -1;  // -1: orrery.conf's, else liborrery's default
 	long leaves = -1, per_leaf = -1, node_link = -1, uplink_links = -1, flows = -1;
 	std::string sizes, models, site_topo, site_conf, sacct, def_profile;
@@ -120,7 +123,7 @@ int run(int argc, char **argv)
 	double tl_factor = -1;
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
 	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD, O_NOFF,
-	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR };
+	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR, O_GATETOL, O_NEWCOMER };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -140,6 +143,8 @@ int run(int argc, char **argv)
 		{"oversub-leaf", required_argument, nullptr, O_OSL},
 		{"oversub-pod", required_argument, nullptr, O_OSP},
 		{"realign-delay", required_argument, nullptr, O_RD},
+		{"gate-late-tolerance", required_argument, nullptr, O_GATETOL},
+		{"newcomer-gate", required_argument, nullptr, O_NEWCOMER},
 		{"rank-spread", required_argument, nullptr, O_RSPREAD},
 		{"leaves", required_argument, nullptr, O_LEAVES},
 		{"nodes-per-leaf", required_argument, nullptr, O_PERLEAF},
@@ -189,6 +194,20 @@ int run(int argc, char **argv)
 			realign_delay = num(optarg, "--realign-delay");
 			if (realign_delay < 0 || realign_delay > 86400)
 				throw std::runtime_error("--realign-delay: seconds from 0 to 86400");
+			break;
+		case O_GATETOL:
+			gate_tol = num(optarg, "--gate-late-tolerance");
+			if (!(gate_tol >= 0 && gate_tol < 1))
+				throw std::runtime_error("--gate-late-tolerance: a fraction of the period in [0, 1) "
+							 "(0: the gate's default, 0.1)");
+			break;
+		case O_NEWCOMER:
+			if (!strcmp(optarg, "at-start"))
+				newcomer_with_group = false;
+			else if (!strcmp(optarg, "with-group"))
+				newcomer_with_group = true;
+			else
+				throw std::runtime_error("--newcomer-gate: at-start or with-group");
 			break;
 		case O_RSPREAD: {
 			double v = num(optarg, "--rank-spread");
@@ -461,6 +480,8 @@ int run(int argc, char **argv)
 				EngineOptions eo;
 				eo.progress = !quiet;
 				eo.realign_delay = realign_delay;
+				eo.gate_late_tolerance = gate_tol;
+				eo.newcomer_with_group = newcomer_with_group;
 				eo.ecmp_seed = seed_list[t.k];
 				eo.queue = qo;
 				eo.fast_forward = fast_forward;

@@ -534,6 +534,76 @@ static void test_fast_forward_same_results(void **state)
 				    (unsigned long)s_off.events);
 			fail();
 		}
+// --gate-late-tolerance: a job alone, gated at its own 100 ms period with
+// its slots 15 ms before its phases are ready.  The default tolerance
+// (period / 10 = 10 ms) makes it wait 85 ms for the next slot, once (then
+// it is early by 0 each iteration); 0.2 of the period (20 ms) releases
+// every phase at once, 15 ms late.
+static void test_gate_late_tolerance(void **state)
+{
+	const double D = 50000, P = 0.1, up = 0.05;
+	const uint64_t N = 100;
+	Fabric f = two_tier(2, 2, D);
+	for (double tol : {0.0, 0.2}) {
+		FixedPolicy pol({{{0, 2}, true, 0.085, P}});
+		EngineOptions o;
+		o.gate_late_tolerance = tol;
+		Engine e(f, pol, o);
+		SimStats st;
+		auto r = e.run({periodic(0, 2, P, up, D, N)}, st);
+		double wait = tol > 0 ? 0 : 0.085;
+		assert_near(r[0].jct(), N * P + wait, 1e-6);
+		assert_near(r[0].gate_wait, wait, 1e-6);
+		assert_int_equal(r[0].gate_missed, 0);
+	}
+}
+
+// Places every job ungated on nodes 0 and 2 and, at its start, changes
+// its gate (as a re-alignment would): 100 ms period, shift 85 ms.
+class ChangingPolicy : public FixedPolicy {
+public:
+	ChangingPolicy() : FixedPolicy({{{0, 2}, false, 0.0, 0.0}}) {}
+	void started(const JobSpec &j, const Placement &, double) override
+	{
+		GateChange c;
+		c.job_id = j.id;
+		c.gated = true;
+		c.period = 0.1;
+		c.shift = 0.085;
+		pending_.push_back(c);
+	}
+	void gate_changes(std::vector<GateChange> &out) override
+	{
+		out.swap(pending_);
+		pending_.clear();
+	}
+
+private:
+	std::vector<GateChange> pending_;
+};
+
+// --newcomer-gate: at-start applies the newcomer's change at launch (no
+// gate change while running); with-group runs it on its placement's
+// gate (here none) until its first iteration boundary realign_delay
+// later, then on the new gate.  Either way its slots lie 15 ms before its
+// phases are ready: one wait of 85 ms (as above).
+static void test_newcomer_gate_with_group(void **state)
+{
+	const double D = 50000, P = 0.1, up = 0.05;
+	const uint64_t N = 100;
+	Fabric f = two_tier(2, 2, D);
+	for (bool with_group : {false, true}) {
+		ChangingPolicy pol;
+		EngineOptions o;
+		o.realign_delay = 1;
+		o.newcomer_with_group = with_group;
+		Engine e(f, pol, o);
+		SimStats st;
+		auto r = e.run({periodic(0, 2, P, up, D, N)}, st);
+		assert_near(r[0].jct(), N * P + 0.085, 1e-6);
+		assert_near(r[0].gate_wait, 0.085, 1e-6);
+		assert_int_equal(r[0].realigned, with_group ? 1 : 0);
+		assert_true(r[0].gated && r[0].ever_gated);
 	}
 }
 
@@ -555,6 +625,8 @@ int main(void)
 		cmocka_unit_test(test_rail_pinned),
 		cmocka_unit_test(test_rail_job_not_slowed),
 		cmocka_unit_test(test_fast_forward_same_results),
+		cmocka_unit_test(test_gate_late_tolerance),
+		cmocka_unit_test(test_newcomer_gate_with_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
