@@ -534,6 +534,9 @@ static void test_fast_forward_same_results(void **state)
 				    (unsigned long)s_off.events);
 			fail();
 		}
+	}
+}
+
 // --gate-late-tolerance: a job alone, gated at its own 100 ms period with
 // its slots 15 ms before its phases are ready.  The default tolerance
 // (period / 10 = 10 ms) makes it wait 85 ms for the next slot, once (then
@@ -560,9 +563,9 @@ static void test_gate_late_tolerance(void **state)
 
 // Places every job ungated on nodes 0 and 2 and, at its start, changes
 // its gate (as a re-alignment would): 100 ms period, shift 85 ms.
-class ChangingPolicy : public FixedPolicy {
+class RealignAtStartPolicy : public FixedPolicy {
 public:
-	ChangingPolicy() : FixedPolicy({{{0, 2}, false, 0.0, 0.0}}) {}
+	RealignAtStartPolicy() : FixedPolicy({{{0, 2}, false, 0.0, 0.0}}) {}
 	void started(const JobSpec &j, const Placement &, double) override
 	{
 		GateChange c;
@@ -593,7 +596,7 @@ static void test_newcomer_gate_with_group(void **state)
 	const uint64_t N = 100;
 	Fabric f = two_tier(2, 2, D);
 	for (bool with_group : {false, true}) {
-		ChangingPolicy pol;
+		RealignAtStartPolicy pol;
 		EngineOptions o;
 		o.realign_delay = 1;
 		o.newcomer_with_group = with_group;
