@@ -1,14 +1,9 @@
 #include "cruise.hpp"
+#include "network.hpp"
 
 #include <algorithm>
 
 namespace sim {
-
-namespace {
-// The Network's tolerance (network.cpp): a link whose offered load is
-// within cap * (1 + kTol) is neither a bottleneck nor over capacity.
-constexpr double kTol = 1e-9;
-}  // namespace
 
 Headroom::Headroom(const std::vector<double> &cap_mbps)
 {
@@ -17,9 +12,11 @@ Headroom::Headroom(const std::vector<double> &cap_mbps)
 		links_[i].cap = cap_mbps[i];
 }
 
+// Within the Network's tolerance a link is neither a bottleneck nor over
+// capacity.
 bool Headroom::link_safe(const Link &l) const
 {
-	return l.cap <= 0 || l.peak <= l.cap * (1 + kTol);
+	return l.cap <= 0 || l.peak <= l.cap * (1 + kNetTol);
 }
 
 void Headroom::join(uint32_t j, const std::vector<std::vector<Crossing>> &cross,

@@ -557,7 +557,10 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		if (limit) {
 			uint32_t leaves = 0;
 			for (uint32_t n : pl.nodes)
-				leaves += !leaf_seen[fabric_.node_leaf[n]]++;
+				if (!leaf_seen[fabric_.node_leaf[n]]) {
+					leaf_seen[fabric_.node_leaf[n]] = 1;
+					leaves++;
+				}
 			for (uint32_t n : pl.nodes)
 				leaf_seen[fabric_.node_leaf[n]] = 0;
 			if (leaves > limit)

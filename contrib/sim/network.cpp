@@ -6,12 +6,6 @@
 
 namespace sim {
 
-namespace {
-// Relative tolerance: a link counts as full, and a flow as at its cap,
-// within this fraction.
-constexpr double kTol = 1e-9;
-}  // namespace
-
 Network::Network(const std::vector<double> &cap_mbps)
 {
 	links_.resize(cap_mbps.size());
@@ -22,7 +16,7 @@ Network::Network(const std::vector<double> &cap_mbps)
 void Network::touch(Link &l, double now)
 {
 	if (now > l.last) {
-		if (l.cap > 0 && l.offered > l.cap * (1 + kTol)) {
+		if (l.cap > 0 && l.offered > l.cap * (1 + kNetTol)) {
 			over_s_ += now - l.last;
 			l.over_s += now - l.last;
 			over_mbit_ += l.carried * (now - l.last);
@@ -76,7 +70,7 @@ uint32_t Network::add(double now, std::vector<Crossing> links, double cap,
 		touch(l, now);
 		l.flows.push_back(id);
 		l.offered += c.weight * cap;
-		roomy &= l.offered <= l.cap * (1 + kTol);
+		roomy &= l.offered <= l.cap * (1 + kNetTol);
 		seeds.push_back(c.link);
 	}
 	changed_.clear();
@@ -102,7 +96,7 @@ void Network::remove(double now, uint32_t id)
 	// capacity), removing it changes no other rate.
 	bool roomy = true;
 	for (const Crossing &c : f.links)
-		roomy &= links_[c.link].offered <= links_[c.link].cap * (1 + kTol);
+		roomy &= links_[c.link].offered <= links_[c.link].cap * (1 + kNetTol);
 	for (const Crossing &c : f.links) {
 		Link &l = links_[c.link];
 		touch(l, now);
@@ -137,7 +131,7 @@ void Network::set_share(double now, uint32_t id, double share)
 	bool roomy = true;
 	std::vector<uint32_t> seeds;
 	for (const Crossing &c : f.links) {
-		roomy &= links_[c.link].offered <= links_[c.link].cap * (1 + kTol);
+		roomy &= links_[c.link].offered <= links_[c.link].cap * (1 + kNetTol);
 		seeds.push_back(c.link);
 	}
 	// Shares only matter where a link is a bottleneck.
@@ -247,10 +241,10 @@ void Network::resolve(double now, const std::vector<uint32_t> &seed_links)
 		size_t keep = 0;
 		for (uint32_t j : live_) {
 			const Flow &f = flows_[comp_flows_[j]];
-			bool freeze = rate[j] >= f.cap * (1 - kTol);
+			bool freeze = rate[j] >= f.cap * (1 - kNetTol);
 			for (const Crossing &c : f.links) {
 				size_t i = links_[c.link].mark;
-				if (resid_[i] <= links_[c.link].cap * kTol)
+				if (resid_[i] <= links_[c.link].cap * kNetTol)
 					freeze = true;
 			}
 			if (freeze) {

@@ -26,6 +26,11 @@
 
 namespace sim {
 
+// Relative tolerance: a link counts as full (a bottleneck, over capacity
+// beyond it), and a flow as at its cap, within this fraction.  The
+// fast-forward's safe links (cruise.hpp) use the same one.
+constexpr double kNetTol = 1e-9;
+
 struct Flow {
 	std::vector<Crossing> links;
 	double cap = 0;        // Mbit/s per node
