@@ -643,6 +643,16 @@ int orrery_division_job(const orrery_division_t *d, size_t i,
 /* ORRERY_ENOENT if the job is not in the division. */
 int orrery_division_find_job(const orrery_division_t *d, uint32_t job_id,
 			     orrery_division_job_t *out);
+/* The gate a running job is given for entry i of d, a division from
+ * orrery_cluster_realign(c, prev, 0, ...): d's, except that a job gated in
+ * a rotated group keeps the period and shift c records for it (the one it
+ * runs on: a newcomer was shifted against its running neighbours, as
+ * CASSINI does, and a running job is not moved).  select/orrery publishes
+ * this gate and orrery-sim's orrery policy applies it.  ORRERY_ENOENT if
+ * the job is not in c. */
+int orrery_division_job_gate(const orrery_cluster_t *c,
+			     const orrery_division_t *d, size_t i,
+			     orrery_division_job_t *out);
 void orrery_division_free(orrery_division_t *d);
 
 /* ------------------------------------------------------------------ */

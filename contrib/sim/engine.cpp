@@ -404,10 +404,12 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		by_id[jobs[i].id] = i;
 	std::vector<GateChange> changes;
 	bool newcomer_change = false;
-	// Gate changes from the policy: the newcomer's (started == j) now
-	// (with newcomer_with_group: with the running jobs'), running jobs'
-	// later.
+	// Gate changes from the policy: running jobs' later, the newcomer's
+	// with theirs (newcomer_with_group, as select/orrery does; at-start:
+	// now).
 	auto take_changes = [&](double now, long started) {
+		bool deferred = false;  // a running job's change waits
+		bool at_launch = false; // one took its change at its launch
 		changes.clear();
 		policy_.gate_changes(changes);
 		for (const GateChange &c : changes) {
@@ -416,11 +418,12 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				continue;
 			uint32_t k = it->second;
 			if ((long)k == started && opt_.newcomer_with_group &&
-			    opt_.realign_delay > 0) {
-				// --newcomer-gate with-group: the newcomer keeps its
-				// placement's gate (shifted against the running jobs
-				// as they run now) and takes the group's new one when
-				// they do.
+			    opt_.realign_delay > 0 && c.gated) {
+				// with-group (select/orrery's channel): the newcomer
+				// keeps its placement's gate (shifted against the
+				// running jobs as they run now) and takes the group's
+				// new one when they do.  A gate turned off holds from
+				// its start (the channel gives it no lead).
 				run[k].change = c;
 				newcomer_change = true;
 				continue;
@@ -439,10 +442,21 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				// Started in this same instant: it has not asked its
 				// gate yet and takes the latest parameters at launch.
 				apply_change(k, true);
+				at_launch = true;
 				continue;
 			}
 			run[k].pending = true;
 			run[k].pending_after = now + opt_.realign_delay;
+			deferred = true;
+		}
+		if (started >= 0 && newcomer_change && at_launch && !deferred) {
+			// Its changed neighbours all started in this instant and
+			// take theirs at launch: so does the newcomer.
+			Running &r = run[(size_t)started];
+			r.pl.gated = r.change.gated;
+			r.pl.shift = r.change.shift;
+			r.pl.gate_period = r.change.period;
+			newcomer_change = false;
 		}
 	};
 

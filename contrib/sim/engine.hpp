@@ -52,8 +52,9 @@ public:
 	virtual void started(const JobSpec &, const Placement &, double) {}
 	virtual void ended(const JobSpec &) {}
 	// After started() and ended(): gate parameters that changed.  A
-	// change for the job just started replaces its Placement's gate at
-	// once (unless EngineOptions::newcomer_with_group); the engine applies one for a running job at the job's first
+	// change for the job just started that turns its gate off replaces its
+	// Placement's gate at once, one that gates it applies with the running
+	// jobs' (EngineOptions::newcomer_with_group): at the job's first
 	// iteration boundary at least EngineOptions::realign_delay later.
 	virtual void gate_changes(std::vector<GateChange> &) {}
 	// ideal: no link contention (every job at its isolated time).
@@ -107,9 +108,12 @@ struct EngineOptions {
 	// gate's default, period / 10; orrery_gate_params_t).
 	double gate_late_tolerance = 0;
 	// The newcomer's gate change (its group's re-alignment at its start)
-	// applies with the running jobs' changes, realign_delay later, instead
-	// of at its start; until then it runs on its placement's gate.
-	bool newcomer_with_group = false;
+	// applies with the running jobs' changes, realign_delay later; until
+	// then it runs on its placement's gate.  This is what select/orrery
+	// does (its launch gate is job_begin's evaluation, the group's new
+	// gate a channel record with the neighbours' lead; a gate turned off
+	// holds at once).  false (--newcomer-gate at-start): at its start.
+	bool newcomer_with_group = true;
 	uint64_t ecmp_seed = 1;      // hashes flows onto parallel links
 	QueueOptions queue;          // greedy unless the caller says slurm
 	// Fast-forward jobs that cannot be slowed (cruise.hpp): the same

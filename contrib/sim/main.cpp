@@ -41,7 +41,7 @@ void usage(FILE *f)
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--realign-delay S] [--gate-late-tolerance F]\n"
-		"                  [--newcomer-gate at-start|with-group]\n"
+		"                  [--newcomer-gate with-group|at-start]\n"
 		"                  [--uplink-links K] [--flows N]\n"
 		"                  [--rank-spread N] [--queue slurm|greedy]\n"
 		"                  [--slurm-conf FILE] [--scheduler-parameters LIST]\n"
@@ -111,7 +111,7 @@ int run(int argc, char **argv)
 	bool quiet = false, list = false, fast_forward = true;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
 	double os_leaf = -1, os_pod = -1, realign_delay = 5, gate_tol = 0;
-	bool newcomer_with_group = false;
+	bool newcomer_with_group = true;
 	int rank_spread = -1;  // -1: orrery.conf's, else liborrery's default
 	long leaves = -1, per_leaf = -1, node_link = -1, uplink_links = -1, flows = -1;
 	std::string sizes, models, site_topo, site_conf, sacct, def_profile;
@@ -207,7 +207,7 @@ int run(int argc, char **argv)
 			else if (!strcmp(optarg, "with-group"))
 				newcomer_with_group = true;
 			else
-				throw std::runtime_error("--newcomer-gate: at-start or with-group");
+				throw std::runtime_error("--newcomer-gate: with-group or at-start");
 			break;
 		case O_RSPREAD: {
 			double v = num(optarg, "--rank-spread");

@@ -1,8 +1,10 @@
 // The orrery placement policies: liborrery's cluster state and candidate
 // ranking, driven exactly as the select plugin drives them.  The orrery
-// policy also re-aligns: after every start and end it asks liborrery for
-// the link groups again (orrery_cluster_realign) and hands the engine the
-// gates that changed: the newcomer's at once, running jobs' at their next
+// policy also re-aligns as select/orrery's channel does: after every start
+// and end it asks liborrery for the link groups again
+// (orrery_cluster_realign) and hands the engine every job whose gate
+// (orrery_division_job_gate: rotated jobs keep their shifts) differs from
+// the one it was last given; the engine applies them at the jobs' next
 // iteration boundary after the re-alignment delay.  Jobs on no shared
 // constrained link, and groups liborrery leaves to free sharing, are not
 // gated.
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace sim {
 
@@ -142,6 +145,7 @@ public:
 					     profiles_.get(job.profile_index),
 					     shift, &err),
 		      err, "orrery_cluster_add_job for job " + std::to_string(job.id));
+		given_[job.id] = {job.id, pl.gated, pl.gate_period, pl.shift};
 		realign();
 	}
 
@@ -149,6 +153,7 @@ public:
 	{
 		if (!job.pattern.phases.empty()) {
 			orrery_cluster_remove_job(c_, job.id);
+			given_.erase(job.id);
 			realign();
 		}
 	}
@@ -166,21 +171,37 @@ private:
 			return;  // cassini: shifts fixed at launch, no groups
 		orrery_error_t err{};
 		orrery_division_t *d = nullptr;
-		check(orrery_cluster_realign(c_, div_, 1, &d, &err), err,
+		// apply 0, as select/orrery: running jobs keep the rotation
+		// shifts the cluster state holds.
+		check(orrery_cluster_realign(c_, div_, 0, &d, &err), err,
 		      "orrery_cluster_realign");
 		orrery_division_free(div_);
 		div_ = d;
 		for (size_t i = 0; i < orrery_division_job_count(d); i++) {
 			orrery_division_job_t j;
-			if (orrery_division_job(d, i, &j) != ORRERY_OK || !j.changed)
+			if (orrery_division_job_gate(c_, d, i, &j) != ORRERY_OK)
 				continue;
 			GateChange c;
 			c.job_id = j.job_id;
 			c.gated = j.gated != 0;
-			c.period = (double)j.period_us / 1e6;
-			c.shift = (double)j.shift_us / 1e6;
+			c.period = c.gated ? (double)j.period_us / 1e6 : 0;
+			c.shift = c.gated ? (double)j.shift_us / 1e6 : 0;
+			auto it = given_.find(j.job_id);
+			if (it != given_.end() && same_gate(it->second, c))
+				continue;
+			given_[j.job_id] = c;
 			changes_.push_back(c);
 		}
+	}
+
+	// select/orrery's differs(): on/off, and period and shift when on
+	// (the API's whole microseconds).
+	static bool same_gate(const GateChange &a, const GateChange &b)
+	{
+		if (a.gated != b.gated)
+			return false;
+		return !a.gated || (std::llround(a.period * 1e6) == std::llround(b.period * 1e6) &&
+				    std::llround(a.shift * 1e6) == std::llround(b.shift * 1e6));
 	}
 
 	const Fabric &fabric_;
@@ -191,7 +212,8 @@ private:
 	bool cassini_;
 	orrery_cluster_t *c_ = nullptr;
 	int64_t shift_us_ = 0, period_us_ = 0;
-	orrery_division_t *div_ = nullptr;   // the gates the jobs follow
+	orrery_division_t *div_ = nullptr;   // the link groups as last solved
+	std::unordered_map<uint32_t, GateChange> given_;  // each job's gate
 	std::vector<GateChange> changes_;
 };
 

@@ -189,6 +189,28 @@ int orrery_division_find_job(const orrery_division_t *d, uint32_t job_id,
 	return ORRERY_ENOENT;
 }
 
+int orrery_division_job_gate(const orrery_cluster_t *c,
+			     const orrery_division_t *d, size_t i,
+			     orrery_division_job_t *out)
+{
+	int rc = orrery_division_job(d, i, out);
+	if (rc != ORRERY_OK)
+		return rc;
+	if (!c)
+		return ORRERY_EINVAL;
+	const orrery::RunningJob *j = c->c->job(out->job_id);
+	if (!j)
+		return ORRERY_ENOENT;
+	// Rotation: the running jobs' shifts are the fixed frame a newcomer
+	// was placed against; moving them would move every neighbour too.
+	if (out->group >= 0 && out->gated &&
+	    d->d.groups[(size_t)out->group].mode == orrery::GroupMode::Rotate) {
+		out->shift_us = j->shift_us;
+		out->period_us = j->gate_period_us;
+	}
+	return ORRERY_OK;
+}
+
 void orrery_division_free(orrery_division_t *d) { delete d; }
 
 }  // extern "C"

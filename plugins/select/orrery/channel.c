@@ -36,11 +36,11 @@
 #pragma weak orrery_division_free
 #pragma weak orrery_division_job_count
 #pragma weak orrery_division_job
+#pragma weak orrery_division_job_gate
 #pragma weak orrery_division_find_job
 #pragma weak orrery_division_group
 #pragma weak orrery_group_mode_name
 #pragma weak orrery_cluster_epoch_us
-#pragma weak orrery_cluster_job_shift_us
 
 #define CHANNEL_FILE "orrery_channel"
 #define CHANNEL_MAGIC "orrery_channel 1\n"
@@ -362,7 +362,10 @@ static size_t decide_changes(orrery_cluster_t *c, orrery_division_t *d,
 		const char *mode = "alone";
 		int src;
 
-		if (orrery_division_job(d, i, &dj) != ORRERY_OK)
+		/* Rotation: a running job keeps the shift it started with
+		 * (the newcomer was shifted against it, as CASSINI does); only
+		 * a gate that was off comes back on, at that shift. */
+		if (orrery_division_job_gate(c, d, i, &dj) != ORRERY_OK)
 			continue;
 		if (dj.group >= 0) {
 			/* Same jobs on the same links as before: nothing
@@ -371,13 +374,6 @@ static size_t decide_changes(orrery_cluster_t *c, orrery_division_t *d,
 			    ORRERY_OK || (dg.reused && !resync))
 				continue;
 			mode = orrery_group_mode_name(dg.mode);
-			/* Rotation: a running job keeps the shift it started with
-			 * (the newcomer was shifted against it, as CASSINI does);
-			 * only a gate that was off comes back on, at that shift. */
-			if (dg.mode == ORRERY_GROUP_ROTATE && dj.gated &&
-			    orrery_cluster_job_shift_us(c, dj.job_id, &dj.shift_us,
-							&dj.period_us) != ORRERY_OK)
-				continue;
 		} else if (!resync) {
 			orrery_division_job_t pj;
 
@@ -435,7 +431,7 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 
 	if (!lead_ms || !c)
 		return;
-	if (!orrery_cluster_realign || !orrery_division_job ||
+	if (!orrery_cluster_realign || !orrery_division_job_gate ||
 	    !find_job_record) {
 		if (!said)
 			error("select/orrery: channel: liborrery has no orrery_cluster_realign: running jobs keep their launch gates");
