@@ -33,11 +33,13 @@
 # --arbitration hosts): each sender gets an equal share of a shared
 # uplink, as credit-based fabrics and fair rate control give, so two
 # ungated rings that start together stay colliding, as the simulator's
-# max-min model has them.  Asserted: the gate at least 1.2x shorter than
+# max-min model has them.  Asserted: the gate at least 1.25x shorter than
 # ungated (NETBED_MIN_SPEEDUP_FAIR; the issue's 1.3x is printed met or
-# not: with this workload the most the gate can give is about 1.34x, and
-# one slot missed on a stall costs a whole period, 0.05x), every
-# policy's simulated mean within 15%.  Drops are printed only: no queue
+# not: with this workload the gate gives 0.5 + c * efficiency / 2, where
+# the colliding all-reduce takes c (1.7-1.83 measured, 2 in the fluid
+# model) times its time alone, so 1.32-1.38x at efficiency 0.95; one slot
+# missed on a stall costs a whole period, 0.05x), every policy's
+# simulated mean within 15%.  Drops are printed only: no queue
 # is shared.
 #
 # Scenario a3 (make netbed; printed as scenario=a jobs=3): three
@@ -66,15 +68,15 @@
 # NETBED_MIN_SPEEDUP (scenario a, default 0.9: the gate costs at most
 # 10%; the issue's target, 1.3, is printed met or not and asserted when
 # given, as `make netbed' does), NETBED_MIN_SPEEDUP_FAIR (scenario
-# a-fair, default 1.2) and NETBED_SIM_TOLERANCE (percent, default 15: the
+# a-fair, default 1.25) and NETBED_SIM_TOLERANCE (percent, default 15: the
 # gated policy's prediction is asserted, and in a-fair every policy's; in
 # a the ungated ones only when the variable is given);
 # NETBED_EFFICIENCY (the trainer's --efficiency for its profile; default
-# 0.85 on drop-tail links, 0.9 under fair arbitration: the slack left in
+# 0.85 on drop-tail links, 0.95 under fair arbitration: the slack left in
 # a gated slot must hold the transfer's jitter, which is larger on drop-
-# tail links: job 1's ring took 352-367 ms of a 373 ms slot there, 331-336
-# ms under fair arbitration, and its overruns cost drops and 20 ms
-# retransmission timeouts), NETBED_CHANNELS (the trainer's --channels: connections per ring
+# tail links: job 1's ring took 352-367 ms of a 373 ms slot there, and its
+# overruns cost drops and 20 ms retransmission timeouts; under fair
+# arbitration 331-336 ms, the 335.5 ms of 100 Mbit/s, so a 353 ms slot), NETBED_CHANNELS (the trainer's --channels: connections per ring
 # neighbour, default 1), NETBED_TAG (the fabric's tag, default pPORT).  Run as root.
 # Starts and always stops its own clusters and fabric (namespaces
 # onb-TAG-*).  Last line: "N passed, M failed".
@@ -104,7 +106,7 @@ ITERS=${NETBED_ITERS:-16}
 WARMUP=2
 SCENARIOS=${NETBED_SCENARIOS:-a a-fair}
 MIN_SPEEDUP=${NETBED_MIN_SPEEDUP:-0.9}
-MIN_SPEEDUP_FAIR=${NETBED_MIN_SPEEDUP_FAIR:-1.2}
+MIN_SPEEDUP_FAIR=${NETBED_MIN_SPEEDUP_FAIR:-1.25}
 SIM_TOL=${NETBED_SIM_TOLERANCE:-15}
 [[ $MIN_SPEEDUP =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ $MIN_SPEEDUP_FAIR =~ ^[0-9]+(\.[0-9]+)?$ ]] &&
 	[[ $SIM_TOL =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
@@ -280,7 +282,7 @@ scenario() {
 	esac
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	local up_ms
-	EFFICIENCY=${NETBED_EFFICIENCY:-$([ "$ARB" = fifo ] && echo 0.85 || echo 0.9)}
+	EFFICIENCY=${NETBED_EFFICIENCY:-$([ "$ARB" = fifo ] && echo 0.85 || echo 0.95)}
 	up_ms=$("$TRAINER" --print-profile --ranks $RANKS --bytes $BYTES --compute-ms 0 --rate $UPLINK_MBIT \
 		--efficiency $EFFICIENCY | sed -n 's/^period=\([0-9]*\)ms;.*/\1/p')
 	COMPUTE_MS=${NETBED_COMPUTE_MS:-$up_ms}
@@ -383,7 +385,8 @@ assert_targets() {
 	# TCP rings may drift apart by themselves after the first iterations
 	# (doc/netbed-report.md); by default the suite asserts what holds
 	# whatever the drift: the gate costs the jobs at most 10%.  Scenario
-	# a-fair (one queue per sender) keeps them colliding: 1.2x asserted.
+	# a-fair (one queue per sender) keeps them mostly colliding: 1.25x
+	# asserted.
 	echo "# $SCEN: target: the gate >= 1.3x shorter than ungated: $(awk -v s="$speedup" 'BEGIN { print (s >= 1.3) ? "met" : "not met" }') (${speedup}x)"
 	local min=$MIN_SPEEDUP
 	[ "$ARB" = fifo ] || min=$MIN_SPEEDUP_FAIR
