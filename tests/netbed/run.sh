@@ -76,7 +76,8 @@
 # a gated slot must hold the transfer's jitter, which is larger on drop-
 # tail links: job 1's ring took 352-367 ms of a 373 ms slot there, and its
 # overruns cost drops and 20 ms retransmission timeouts; under fair
-# arbitration 331-336 ms, the 335.5 ms of 100 Mbit/s, so a 353 ms slot), NETBED_CHANNELS (the trainer's --channels: connections per ring
+# arbitration 331-336 ms, the 335.5 ms of 100 Mbit/s, so a 354 ms slot),
+# NETBED_CHANNELS (the trainer's --channels: connections per ring
 # neighbour, default 1), NETBED_TAG (the fabric's tag, default pPORT).  Run as root.
 # Starts and always stops its own clusters and fabric (namespaces
 # onb-TAG-*).  Last line: "N passed, M failed".
