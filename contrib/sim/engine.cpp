@@ -28,6 +28,14 @@ double Pattern::iteration_time() const
 
 namespace {
 
+// A placement's gate replaced by a policy's change.
+void take_gate(Placement &pl, const GateChange &c)
+{
+	pl.gated = c.gated;
+	pl.shift = c.shift;
+	pl.gate_period = c.period;
+}
+
 enum EvType : uint8_t {
 	EV_ARRIVE,    // a = job
 	EV_DOWN_END,  // a = job: compute gap over, next Up phase ready
@@ -353,9 +361,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		if (r.gate)
 			add_stats(r.acc, r.gate.get());
 		r.acc.disabled = 0;
-		r.pl.gated = r.change.gated;
-		r.pl.shift = r.change.shift;
-		r.pl.gate_period = r.change.period;
+		take_gate(r.pl, r.change);
 		if (r.pl.gated && r.pl.gate_period > 0)
 			r.gate.reset(make_gate(r.pl, jobs[j].pattern, opt_.epoch, opt_.gate_late_tolerance));
 		else
@@ -429,9 +435,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				continue;
 			}
 			if ((long)k == started) {
-				run[k].pl.gated = c.gated;
-				run[k].pl.shift = c.shift;
-				run[k].pl.gate_period = c.period;
+				take_gate(run[k].pl, c);
 				continue;
 			}
 			if (!run[k].stepped)
@@ -453,9 +457,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			// Its changed neighbours all started in this instant and
 			// take theirs at launch: so does the newcomer.
 			Running &r = run[(size_t)started];
-			r.pl.gated = r.change.gated;
-			r.pl.shift = r.change.shift;
-			r.pl.gate_period = r.change.period;
+			take_gate(r.pl, r.change);
 			newcomer_change = false;
 		}
 	};

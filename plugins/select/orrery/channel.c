@@ -35,7 +35,6 @@
 #pragma weak orrery_cluster_realign
 #pragma weak orrery_division_free
 #pragma weak orrery_division_job_count
-#pragma weak orrery_division_job
 #pragma weak orrery_division_job_gate
 #pragma weak orrery_division_find_job
 #pragma weak orrery_division_group
