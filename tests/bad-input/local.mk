@@ -18,7 +18,7 @@ endif
 # The case directories by name, not tests/bad-input itself: that is also
 # the harnesses' object directory in a VPATH build, and `make dist' would
 # copy the build tree's objects into the tarball.
-EXTRA_DIST += tests/bad-input/run.sh tests/bad-input/table.sh \
+EXTRA_DIST += tests/bad-input/run.sh tests/bad-input/table.sh tests/bad-input/expected.sh \
 	tests/bad-input/osp_harness.c tests/bad-input/conf_check.c \
 	tests/bad-input/comm-profile-env tests/bad-input/comm-profile-option \
 	tests/bad-input/orrery.conf tests/bad-input/plugstack \

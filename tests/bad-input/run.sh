@@ -72,34 +72,37 @@ run_case() {  # EDGE DIR WORK -> stdout/stderr of the code under test
 	esac
 }
 
+. "$here/expected.sh"
 for d in $(find "$here" -mindepth 2 -maxdepth 2 -type d | sort); do
-	edge=$(basename "$(dirname "$d")")
-	name=$edge/$(basename "$d")
+	edge=${d%/*}
+	edge=${edge##*/}
+	name=$edge/${d##*/}
 	if [ $edge = relay ] && [ "$(id -u)" -ne 0 ]; then
 		skipped=$((skipped + 1))   # the reader insists on root-owned files
 		continue
 	fi
-	w=$tmp/$edge-$(basename "$d")
+	w=$tmp/$edge-${d##*/}
 	mkdir -p "$w"
 	cp -r "$d"/. "$w"/
 	if [ -x "$d/generate" ]; then
 		"$d/generate" "$w" || { echo "FAIL $name: generate failed"; failed=$((failed + 1)); continue; }
 	fi
 	out=$(cd "$w" && run_case "$edge" "$d" "$w" 2>&1 >/dev/null)
-	rc=$?
+	got=$?
 	if [ $record -eq 1 ]; then
-		printf '%s\texit %d\t%s\n' "$name" $rc "$(printf '%s' "$out" | head -c 400 | tr '\n' ' ')"
+		printf '%s\texit %d\t%s\n' "$name" $got "$(printf '%s' "$out" | head -c 400 | tr '\n' ' ')"
 		rm -rf "$w"
 		continue
 	fi
 	rm -rf "$w"
-	want_rc=$(sed -n 's/^exit: *//p' "$d/expected" 2>/dev/null)
-	want_msg=$(sed -n 's/^message: //p' "$d/expected" 2>/dev/null)
+	msg= rc=
+	[ -f "$d/expected" ] && expected_fields "$d/expected"
+	want_rc=$rc want_msg=$msg
 	if [ -z "$want_rc" ] || [ -z "$want_msg" ]; then
 		echo "FAIL $name: no exit:/message: in expected"
 		failed=$((failed + 1))
-	elif [ "$rc" -ne "$want_rc" ]; then
-		echo "FAIL $name: exit $rc, expected $want_rc; logged: $out"
+	elif [ "$got" -ne "$want_rc" ]; then
+		echo "FAIL $name: exit $got, expected $want_rc; logged: $out"
 		failed=$((failed + 1))
 	elif [ "$want_msg" = - ]; then
 		# accepted: nothing logged

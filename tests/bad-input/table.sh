@@ -8,21 +8,29 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
+. "$here/expected.sh"
+
 table() {
-	local edge='' d e c
+	local edge='' d e c first msg rc oc what f l2
 	for d in $(find "$here" -mindepth 2 -maxdepth 2 -type d | sort); do
-		e=$(basename "$(dirname "$d")")
-		c=$(basename "$d")
+		c=${d##*/}
+		e=${d%/*}
+		e=${e##*/}
 		if [ "$e" != "$edge" ]; then
 			edge=$e
+			# The edge's outcome: that of its first case that is not
+			# an accepted input.
+			expected_fields "$(find "$here/$e" -name expected | sort | grep -v /accepted | head -n 1)"
+			first=$oc
 			printf '\n### %s\n\n' "$e"
-			printf 'Outcome: %s\n\n' "$(sed -n 's/^outcome: //p' "$(find "$here/$e" -name expected | sort | grep -v /accepted | head -n 1)")"
+			printf 'Outcome: %s\n\n' "$first"
 			printf '| case | input | message (fragment) | exit | outcome if different |\n|---|---|---|---|---|\n'
 		fi
-		local what msg rc oc first
-		first=$(sed -n 's/^outcome: //p' "$(find "$here/$e" -name expected | sort | grep -v /accepted | head -n 1)")
 		if [ -x "$d/generate" ]; then
-			what=$(sed -n '2s/^# *//p' "$d/generate")
+			# Its second line, a comment, says what it writes.
+			what=
+			{ read -r l2; read -r l2; } <"$d/generate" || :
+			[[ $l2 == "#"* ]] && { what=${l2#\#}; what=${what#"${what%%[! ]*}"}; }
 		else
 			f=$(find "$d" -type f ! -name expected | head -n 1)
 			if [ -z "$f" ]; then
@@ -32,9 +40,7 @@ table() {
 				[ "$(stat -c %s "$f")" -gt 60 ] && what="$what..."
 			fi
 		fi
-		msg=$(sed -n 's/^message: //p' "$d/expected")
-		rc=$(sed -n 's/^exit: //p' "$d/expected")
-		oc=$(sed -n 's/^outcome: //p' "$d/expected")
+		expected_fields "$d/expected"
 		[ "$oc" = "$first" ] && oc=
 		[ "$msg" = - ] && msg="(nothing logged)"
 		printf '| %s | `%s` | %s | %s | %s |\n' "$c" "${what//|/\\|}" "${msg//|/\\|}" "$rc" "$oc"
