@@ -88,7 +88,7 @@ sp_start_munge
 # records every job's end state (there is no accounting database).
 sp_write_slurm_conf orrstress select/orrery_cons_tres s $NNODES $CPUS 4000 <<EOF
 SlurmdDebug=error
-SchedulerParameters=batch_sched_delay=0,default_queue_depth=400,sched_min_interval=200000,bf_interval=5
+SchedulerParameters=batch_sched_delay=0,default_queue_depth=400,sched_min_interval=200000,bf_interval=2
 JobCompType=jobcomp/filetxt
 JobCompLoc=$JOBCOMP
 # Generous: a busy CI host or valgrind (leakcheck.sh) slows every RPC.
