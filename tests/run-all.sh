@@ -11,7 +11,8 @@
 # 4. runs the integration suites against real Slurm daemons that they start
 #    and stop themselves (munge, MariaDB, slurmdbd, slurmctld, slurmd),
 # 5. Slurm 24.11: builds a Debian 13 root with Debian's 24.11 packages
-#    (contrib/slurm-root/build; cached in _build/trixie-root), builds orrery
+#    (contrib/slurm-root/build; cached in _build/trixie-root; in the
+#    background from step 1 on, beside the 22.05 build), builds orrery
 #    against 24.11.5 inside it and runs the integration, select and stress
 #    suites there against real 24.11 daemons (--skip-2411 leaves it out,
 #    --only-2411 runs only this part; ORRERY_2411_PORT_BASE moves its
@@ -61,6 +62,20 @@ finish() {
 
 step "dependencies"
 "$top/contrib/install-deps" || { record install-deps 1; finish; }
+
+# The Debian 13 root of the 24.11 suites is mostly downloading and
+# unpacking: build it in the background while the 22.05 tree builds and
+# its unit tests run, and wait for it where the 24.11 suites begin.
+root=$build/trixie-root
+root_pid=
+if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ] && [ $only_2411 -eq 0 ]; then
+	mkdir -p "$build"
+	root_t0=$(date +%s)
+	"$top/contrib/slurm-root/build" "$root" >"$build/trixie-root.log" 2>&1 &
+	root_pid=$!
+	trap '[ -n "$root_pid" ] && kill "$root_pid" 2>/dev/null' EXIT
+	echo "building the Debian 13 root for the 24.11 suites in the background (log: $build/trixie-root.log)"
+fi
 
 if [ $only_2411 -eq 0 ]; then
 
@@ -179,13 +194,22 @@ fi  # only_2411
 # the tools compile against 24.11), no options/runtime/netbed/discover
 # suites, and the stress burst at 200 jobs instead of 1000.
 if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
-	root=$build/trixie-root
 	R() { "$top/contrib/slurm-root/run" "$root" "$@"; }
 	p24=${ORRERY_2411_PORT_BASE:-21000}
 	s24=${ORRERY_2411_STATE_PREFIX:-/var/tmp/orrery}
 	[ -x "$top/configure" ] || (cd "$top" && autoreconf -fi >/dev/null)
 	step "Slurm 24.11: Debian 13 root (contrib/slurm-root/build; cached in _build/trixie-root)"
-	if "$top/contrib/slurm-root/build" "$root"; then
+	if [ -n "$root_pid" ]; then
+		wait "$root_pid"
+		root_rc=$?
+		root_pid=
+		cat "$build/trixie-root.log"
+		echo "(built in the background in $(( $(stat -c %Y "$build/trixie-root.log") - root_t0 )) s; waited for here $((SECONDS - step_t0)) s)"
+	else
+		"$top/contrib/slurm-root/build" "$root"
+		root_rc=$?
+	fi
+	if [ $root_rc -eq 0 ]; then
 		record "Debian 13 root" 0
 		sv24="Slurm $(R slurmctld -V | awk '{print $2}')"
 		step "build against $sv24 (source: contrib/slurm-source/fetch, in the root)"
