@@ -72,9 +72,15 @@ std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
 // links, then mean); gated with the newcomer shift on its own gate
 // period, fixed at launch; no link groups, no time division, no
 // re-alignment (rank_spread 0: the locality candidates only).
-enum class OrreryKind { Place, Full, Cassini };
+enum class OrreryKind { Place, Full, Cassini, Bound };
 std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
 					    const Fabric &f,
 					    const ProfileTable &profiles);
+// bound: orrery-place's placement, and every job's communication spread
+// evenly over its iteration (Policy::smooth): what a perfect gate could
+// reach on those placements.  A reference, not a policy to run.
+std::unique_ptr<Policy> make_bound_policy(const orrery_topology_t *t,
+					  const Fabric &f,
+					  const ProfileTable &profiles, int rank_spread = -1);
 
 }  // namespace sim

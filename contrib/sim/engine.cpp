@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <cstdio>
 #include <queue>
@@ -123,6 +124,39 @@ static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double 
 	if (orrery_gate_new(&p, &g, &err) != ORRERY_OK)
 		throw std::runtime_error(std::string("gate: ") + err.message);
 	return g;
+}
+
+// The bound policies' job: one Up phase over the whole isolated
+// iteration at the mean rate, crossing each link with the bytes-weighted
+// mean of its phases' crossings, so that its mean load on every link is
+// what the phases put there.  No compute gap is left, so a link whose
+// jobs' mean loads fit never slows them: what a perfect gate would reach.
+static void smooth_job(Pattern &pat, std::vector<std::vector<Crossing>> &cross)
+{
+	const double T = pat.iteration_time();
+	double bits = 0;
+	for (const Phase &ph : pat.phases)
+		bits += ph.demand * ph.duration;
+	if (!(T > 0) || !(bits > 0))
+		return;
+	std::map<uint32_t, Crossing> merged;
+	for (size_t i = 0; i < pat.phases.size(); i++) {
+		const double share = pat.phases[i].demand * pat.phases[i].duration / bits;
+		for (const Crossing &c : cross[i]) {
+			Crossing &m = merged.emplace(c.link, Crossing{c.link, 0, 0}).first->second;
+			m.weight += share * c.weight;
+			m.conns = std::max(m.conns, c.conns);
+		}
+	}
+	Phase one = pat.phases[0];
+	one.offset = 0;
+	one.duration = T;
+	one.demand = bits / T;
+	pat.period = T;
+	pat.phases.assign(1, one);
+	cross.assign(1, {});
+	for (const auto &kv : merged)
+		cross[0].push_back(kv.second);
 }
 
 Engine::Engine(const Fabric &f, Policy &p, EngineOptions o)
@@ -500,6 +534,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				links = std::max(links, r.cross[i].size());
 			}
 		}
+		if (any && policy_.smooth())
+			smooth_job(jobs[j].pattern, r.cross);
 		res[j].links = (uint32_t)links;
 		// A job that crosses no constrained link cannot be slowed down and
 		// needs no gate: one event for its whole run.

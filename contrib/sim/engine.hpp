@@ -62,6 +62,11 @@ public:
 	// mltcp: a flow's share of a bottleneck grows with the bytes its job
 	// has sent in the current iteration (doc/orrery-sim.1, POLICIES).
 	virtual bool mltcp() const { return false; }
+	// Perfect interleaving (the bound policies): each job's bytes of an
+	// iteration are sent evenly over its isolated iteration time, one
+	// flow at its mean rate on each link, so that a link is over capacity
+	// only when its jobs' mean loads are (doc/orrery-sim.1, POLICIES).
+	virtual bool smooth() const { return false; }
 };
 
 struct JobResult {

@@ -52,7 +52,8 @@ void usage(FILE *f)
 		"                  [--leaves N] [--nodes-per-leaf N] [--node-link-mbps R]\n"
 		"                  [--out DIR] [--threads N] [--quiet] [--no-fast-forward]\n"
 		"                  [--list-models]\n"
-		"policies: %s (default: all)\n", kAllPolicies);
+		"policies: %s (default: all);\n"
+		"  references: bound, default-bound (perfect interleaving)\n", kAllPolicies);
 }
 
 double num(const char *s, const char *opt)
@@ -98,8 +99,12 @@ std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
 		return make_cassini_policy(t, f, pt);
 	if (name == "mltcp")
 		return make_mltcp_policy(f);
+	if (name == "bound")
+		return make_bound_policy(t, f, pt, rank_spread);
+	if (name == "default-bound")
+		return make_default_bound_policy(f);
 	throw std::runtime_error("unknown policy '" + name + "' (" +
-				 kAllPolicies + ")");
+				 kAllPolicies + ", or the references bound, default-bound)");
 }
 
 int run(int argc, char **argv)

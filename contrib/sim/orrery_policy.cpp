@@ -25,7 +25,8 @@ public:
 	OrreryPolicy(const orrery_topology_t *t, const Fabric &f,
 		     const ProfileTable &pt, OrreryKind kind, int rank_spread)
 		: fabric_(f), below_(f.nodes_below()), profiles_(pt),
-		  shifts_(kind != OrreryKind::Place), cassini_(kind == OrreryKind::Cassini)
+		  shifts_(kind == OrreryKind::Full || kind == OrreryKind::Cassini),
+		  cassini_(kind == OrreryKind::Cassini), bound_(kind == OrreryKind::Bound)
 	{
 		orrery_error_t err{};
 		orrery_cluster_opts_t o;
@@ -44,8 +45,9 @@ public:
 	}
 	const char *name() const override
 	{
-		return cassini_ ? "cassini" : shifts_ ? "orrery" : "orrery-place";
+		return cassini_ ? "cassini" : shifts_ ? "orrery" : bound_ ? "bound" : "orrery-place";
 	}
+	bool smooth() const override { return bound_; }
 
 	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
 		   Placement &out) override
@@ -210,6 +212,7 @@ private:
 	const ProfileTable &profiles_;
 	bool shifts_;
 	bool cassini_;
+	bool bound_;   // orrery-place's placement, perfect interleaving
 	orrery_cluster_t *c_ = nullptr;
 	int64_t shift_us_ = 0, period_us_ = 0;
 	orrery_division_t *div_ = nullptr;   // the link groups as last solved
@@ -226,6 +229,14 @@ std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
 {
 	return std::make_unique<OrreryPolicy>(t, f, profiles,
 					      shifts ? OrreryKind::Full : OrreryKind::Place,
+					      rank_spread);
+}
+
+std::unique_ptr<Policy> make_bound_policy(const orrery_topology_t *t,
+					  const Fabric &f,
+					  const ProfileTable &profiles, int rank_spread)
+{
+	return std::make_unique<OrreryPolicy>(t, f, profiles, OrreryKind::Bound,
 					      rank_spread);
 }
 

@@ -65,17 +65,23 @@ namespace {
 
 class DefaultPolicy : public Policy {
 public:
-	enum Kind { Default, Ideal, Mltcp };
+	enum Kind { Default, Ideal, Mltcp, Bound };
 	DefaultPolicy(const Fabric &f, Kind k)
-		: f_(f), below_(f.nodes_below()), ideal_(k == Ideal), mltcp_(k == Mltcp)
+		: f_(f), below_(f.nodes_below()), kind_(k)
 	{
 	}
 	const char *name() const override
 	{
-		return ideal_ ? "ideal" : mltcp_ ? "mltcp" : "default";
+		switch (kind_) {
+		case Ideal: return "ideal";
+		case Mltcp: return "mltcp";
+		case Bound: return "default-bound";
+		default: return "default";
+		}
 	}
-	bool ideal() const override { return ideal_; }
-	bool mltcp() const override { return mltcp_; }
+	bool ideal() const override { return kind_ == Ideal; }
+	bool mltcp() const override { return kind_ == Mltcp; }
+	bool smooth() const override { return kind_ == Bound; }
 	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
 		   Placement &out) override
 	{
@@ -85,7 +91,7 @@ public:
 private:
 	const Fabric &f_;
 	std::vector<std::vector<uint32_t>> below_;
-	bool ideal_, mltcp_;
+	Kind kind_;
 };
 
 class RandomPolicy : public Policy {
@@ -132,6 +138,10 @@ std::unique_ptr<Policy> make_random_policy(const Fabric &, uint64_t seed)
 std::unique_ptr<Policy> make_ideal_policy(const Fabric &f)
 {
 	return std::make_unique<DefaultPolicy>(f, DefaultPolicy::Ideal);
+}
+std::unique_ptr<Policy> make_default_bound_policy(const Fabric &f)
+{
+	return std::make_unique<DefaultPolicy>(f, DefaultPolicy::Bound);
 }
 
 }  // namespace sim

@@ -30,6 +30,10 @@ std::unique_ptr<Policy> make_random_policy(const Fabric &f, uint64_t seed);
 // No link contention: placed like default, every job at its isolated
 // iteration time.
 std::unique_ptr<Policy> make_ideal_policy(const Fabric &f);
+// default-bound: placed like default, every job's communication spread
+// evenly over its iteration (Policy::smooth): what a perfect gate could
+// reach on the default's placements.
+std::unique_ptr<Policy> make_default_bound_policy(const Fabric &f);
 
 // Small deterministic generator (splitmix64), identical on every platform.
 class Rng {
