@@ -635,6 +635,10 @@ typedef struct orrery_division_job {
 	double iter_rotate_us, iter_divide_us, iter_share_us;
 	int64_t divide_shift_us; /* slot under time division (if computed) */
 	int changed;             /* realign: gate differs from prev's     */
+	/* Its gate period under time division: the group's common period,
+	 * or a whole fraction of it when the job gets several slots in it
+	 * (0 when not computed). */
+	int64_t divide_period_us;
 } orrery_division_job_t;
 
 size_t orrery_division_job_count(const orrery_division_t *d);

@@ -51,8 +51,17 @@ void print_division(const orrery_division_t *d, const orrery_topology_t *t,
 		for (size_t j = 0; j < orrery_division_job_count(d); j++) {
 			orrery_division_job_t jb;
 			char gate[64];
+			char slot[64] = "-";
 			if (orrery_division_job(d, j, &jb) || jb.group != (long)i)
 				continue;
+			if (gr.period_us && jb.divide_period_us &&
+			    jb.divide_period_us != gr.period_us)
+				/* several slots: the first, and how often */
+				snprintf(slot, sizeof slot, "%s every %s",
+					 fmt_time(g, sizeof g, jb.divide_shift_us),
+					 fmt_time(b, sizeof b, jb.divide_period_us));
+			else if (gr.period_us)
+				fmt_time(slot, sizeof slot, jb.divide_shift_us);
 			if (jb.gated)
 				snprintf(gate, sizeof gate, "%s + %s",
 					 fmt_time(a, sizeof a, jb.shift_us),
@@ -64,8 +73,7 @@ void print_division(const orrery_division_t *d, const orrery_topology_t *t,
 			       fmt_time(c, sizeof c, jb.isolated_us),
 			       fmt_pred(e, sizeof e, jb.iter_rotate_us),
 			       fmt_pred(f, sizeof f, jb.iter_divide_us),
-			       gr.period_us ? fmt_time(g, sizeof g, jb.divide_shift_us) : "-",
-			       fmt_pred(a, sizeof a, jb.iter_share_us), gate);
+			       slot, fmt_pred(a, sizeof a, jb.iter_share_us), gate);
 		}
 	}
 }

@@ -19,6 +19,7 @@ void fill_job(const orrery_division_t *d, size_t i, orrery_division_job_t *out)
 	out->isolated_us = j.isolated_us;
 	out->iter_rotate_us = out->iter_divide_us = out->iter_share_us = -1;
 	out->divide_shift_us = 0;
+	out->divide_period_us = 0;
 	out->changed = j.changed ? 1 : 0;
 	if (j.group < 0)
 		return;
@@ -31,6 +32,7 @@ void fill_job(const orrery_division_t *d, size_t i, orrery_division_job_t *out)
 	out->iter_divide_us = g.iter_divide_us[k];
 	out->iter_share_us = g.iter_share_us[k];
 	out->divide_shift_us = g.period_us ? g.divide_shift_us[k] : 0;
+	out->divide_period_us = g.period_us ? g.divide_period_us[k] : 0;
 }
 
 }  // namespace

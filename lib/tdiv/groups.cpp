@@ -120,7 +120,7 @@ void set_gates(const GroupDecision &g, const std::vector<int64_t> &own_period,
 			break;
 		case GroupMode::Divide:
 			jg.gated = true;
-			jg.period_us = g.period_us;
+			jg.period_us = g.divide_period_us[i];
 			jg.shift_us = g.divide_shift_us[i];
 			break;
 		case GroupMode::Share:
@@ -150,6 +150,7 @@ GroupDecision decide_group(const std::vector<Pattern> &pats,
 	g.iter_divide_us.assign(k, -1);
 	g.iter_share_us.assign(k, -1);
 	g.divide_shift_us.assign(k, 0);
+	g.divide_period_us.assign(k, 0);
 	g.mode = GroupMode::Rotate;
 	if (k > kMaxPredictJobs) {
 		g.reason = "group of " + std::to_string(k) + " jobs: more than " +
@@ -168,15 +169,31 @@ GroupDecision decide_group(const std::vector<Pattern> &pats,
 	g.slowdown_rotate = total_slowdown(g.iter_rotate_us, iso);
 	g.slowdown_share = total_slowdown(g.iter_share_us, iso);
 	bool fits = g.score >= 1.0 - kScoreOne;
+	bool harmonic = false;
 	if (!fits && k <= kMaxDivideJobs) {
-		TimeDivision td = divide_time(pats, gl, o);
-		g.period_us = td.period_us;
-		g.divide_shift_us = td.shift_us;
-		std::vector<FluidGate> div(k);
-		for (size_t i = 0; i < k; i++)
-			div[i] = FluidGate{td.period_us, td.shift_us[i]};
-		g.iter_divide_us = predict_iterations(pats, gl, div);
-		g.slowdown_divide = total_slowdown(g.iter_divide_us, iso);
+		// One slot per job in a common period, and (jobs of different
+		// periods) several slots for the shorter ones: the one
+		// predicted faster.
+		for (const TimeDivision &td : {divide_time(pats, gl, o),
+					       divide_time_harmonic(pats, gl, o)}) {
+			if (!td.period_us)
+				continue;
+			std::vector<FluidGate> div(k);
+			for (size_t i = 0; i < k; i++)
+				div[i] = FluidGate{td.job_period_us[i], td.shift_us[i]};
+			std::vector<double> it = predict_iterations(pats, gl, div);
+			double sd = total_slowdown(it, iso);
+			if (g.slowdown_divide >= 0 && sd >= g.slowdown_divide)
+				continue;
+			harmonic = false;
+			for (int64_t jp : td.job_period_us)
+				harmonic = harmonic || jp != td.period_us;
+			g.period_us = td.period_us;
+			g.divide_shift_us = td.shift_us;
+			g.divide_period_us = td.job_period_us;
+			g.iter_divide_us = std::move(it);
+			g.slowdown_divide = sd;
+		}
 	}
 	// Preference on a near tie: share (no gate), rotate, divide.
 	double best = g.slowdown_share;
@@ -203,8 +220,9 @@ GroupDecision decide_group(const std::vector<Pattern> &pats,
 			 g.slowdown_share / kd);
 	else
 		snprintf(buf, sizeof buf,
-			 "score %.3f; predicted slowdown rotate %.3f, divide %.3f, share %.3f",
+			 "score %.3f; predicted slowdown rotate %.3f, divide %.3f%s, share %.3f",
 			 g.score, g.slowdown_rotate / kd, g.slowdown_divide / kd,
+			 harmonic ? " (several slots per period)" : "",
 			 g.slowdown_share / kd);
 	g.reason = buf;
 	return g;

@@ -61,12 +61,27 @@ std::vector<double> predict_iterations(const std::vector<Pattern> &jobs,
 // iteration; busiest link's bytes over its capacity) to serialising the
 // jobs' communication spans, which always fits.
 struct TimeDivision {
-	int64_t period_us = 0;
-	std::vector<int64_t> shift_us;  // per job, in [0, period)
+	int64_t period_us = 0;                // the common period; 0 = none found
+	std::vector<int64_t> job_period_us;  // per job: period_us, or a whole fraction of it
+	std::vector<int64_t> shift_us;       // per job, in [0, its period)
 	uint32_t periods_tried = 0;
 };
 TimeDivision divide_time(const std::vector<Pattern> &jobs,
 			 const std::vector<DivLink> &links, const CircleOpts &o);
+
+// Harmonic time division: a common period H that is a whole multiple of
+// a job's iteration (up to kMaxSlots), and each job gated at H / m, m the
+// most slots (<= kMaxSlots) whose period still holds its iteration and
+// divides H; so jobs of different periods keep their own pace and their
+// grids never drift apart.  Candidates are tried in the order of their
+// least total slowdown (sum of period / isolated iteration), at most
+// kMaxHarmonicTries, and the first whose slots pack without excess wins;
+// period_us = 0 when none does, or when every job would get one slot
+// (divide_time's case).
+constexpr size_t kMaxSlots = 16;
+constexpr size_t kMaxHarmonicTries = 24;
+TimeDivision divide_time_harmonic(const std::vector<Pattern> &jobs,
+				  const std::vector<DivLink> &links, const CircleOpts &o);
 
 enum class GroupMode { Rotate = 0, Divide = 1, Share = 2 };
 const char *group_mode_name(GroupMode m);
@@ -79,6 +94,7 @@ struct GroupDecision {
 	int64_t period_us = 0;          // time division's common period, 0 = none
 	std::vector<int64_t> rotate_shift_us;         // per group job
 	std::vector<int64_t> divide_shift_us;         // per group job
+	std::vector<int64_t> divide_period_us;        // per group job: period_us or a whole fraction
 	// Predictions per group job (µs; < 0 = not predicted).
 	std::vector<double> iter_rotate_us, iter_divide_us, iter_share_us;
 	// Totals of predicted iteration / isolated iteration over the jobs.

@@ -122,6 +122,53 @@ static void test_choice(void **state)
 	}
 }
 
+/* Periods that do not divide each other: 40 ms of every 100 ms and 60 ms
+ * of every 190 ms, each at the full 50 Gb/s of the link.  Rotation at the
+ * own periods keeps missing (1.3x), one common period of 290 ms would make
+ * the short job wait out the long one's burst, and sharing slows both
+ * (1.11x).  A 200 ms common period holds two 40 ms slots of the first job
+ * (every 100 ms: its own pace) and one 60 ms slot of the second, which
+ * stretches only from 190 to 200 ms: predicted 100 and 200 ms. */
+static void test_harmonic(void **state)
+{
+	(void)state;
+	orrery_profile_t *p[2] = { profile("period=100ms;up=0ms+40ms@50Gbps"),
+				   profile("period=190ms;up=0ms+60ms@50Gbps") };
+	orrery_division_t *d = NULL;
+	orrery_error_t err;
+	orrery_division_group_t g;
+	orrery_division_job_t a, b;
+
+	assert_int_equal(orrery_link_divide((const orrery_profile_t *const *)p, 2,
+					    50000, NULL, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group(d, 0, &g), ORRERY_OK);
+	assert_int_equal(g.mode, ORRERY_GROUP_DIVIDE);
+	assert_int_equal(g.period_us, 200000);
+	assert_true(g.slowdown_divide < g.slowdown_share);
+	assert_true(g.slowdown_divide < g.slowdown_rotate);
+	assert_int_equal(orrery_division_job(d, 0, &a), ORRERY_OK);
+	assert_int_equal(orrery_division_job(d, 1, &b), ORRERY_OK);
+	assert_true(a.gated && b.gated);
+	/* The gate runs at the job's own slot period. */
+	assert_int_equal(a.divide_period_us, 100000);
+	assert_int_equal(a.period_us, 100000);
+	assert_int_equal(b.divide_period_us, 200000);
+	assert_int_equal(b.period_us, 200000);
+	assert_near(a.iter_divide_us, 100000, 0.01);
+	assert_near(b.iter_divide_us, 200000, 0.01);
+	/* The slots do not overlap: job 2's 60 ms lies in the 60 ms job 1's
+	 * two slots leave free in each 100 ms. */
+	for (int64_t k = 0; k < 2; k++) {
+		int64_t a0 = mod(a.shift_us + k * 100000, 200000);
+		int64_t b0 = mod(b.shift_us, 200000);
+		assert_true(mod(b0 - a0, 200000) >= 40000);
+		assert_true(mod(a0 - b0, 200000) >= 60000);
+	}
+	orrery_division_free(d);
+	for (int i = 0; i < 2; i++)
+		orrery_profile_free(p[i]);
+}
+
 /* spine over leaf1..leaf4, two nodes each, 100 Gb/s leaf uplinks. */
 static orrery_cluster_t *four_leaves(void)
 {
@@ -340,6 +387,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_worked_example),
 		cmocka_unit_test(test_choice),
+		cmocka_unit_test(test_harmonic),
 		cmocka_unit_test(test_two_links),
 		cmocka_unit_test(test_leaving),
 		cmocka_unit_test(test_realign_few_changes),
