@@ -13,6 +13,7 @@ ranks when the all-reduces really ran).
 import argparse
 import json
 import os
+import sys
 
 import torch
 import torch.distributed as dist
@@ -84,7 +85,14 @@ def main():
             "loss": float(loss),
             "pid": os.getpid(),
         }, f)
-    dist.destroy_process_group()
+    # Leave without destroy_process_group() and the interpreter's teardown:
+    # torch's gloo teardown now and then hangs in the rank whose peer has
+    # already exited (pytorch/pytorch#75097, open; here 1 run in about 100,
+    # the 2 December CI's distcheck one of them).  Everything this job
+    # reports is written above; orrery.finish() has run.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

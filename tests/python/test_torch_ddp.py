@@ -21,6 +21,7 @@ import glob
 import json
 import os
 import socket
+import signal
 import subprocess
 import sys
 import tempfile
@@ -66,7 +67,8 @@ def run_job(tmp, name, extra_env, iterations, args=()):
                or k.startswith("ORRERY_TEST_")}
         env.update({"RANK": str(rank), "WORLD_SIZE": "2",
                     "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
-                    "GLOO_SOCKET_IFNAME": "lo", "OMP_NUM_THREADS": "1"})
+                    "GLOO_SOCKET_IFNAME": "lo", "OMP_NUM_THREADS": "1",
+                    "PYTHONFAULTHANDLER": "1"})
         env.update(extra_env)
         out = os.path.join(tmp, f"{name}.rank{rank}.json")
         err = open(os.path.join(tmp, f"{name}.rank{rank}.err"), "w+")
@@ -79,7 +81,14 @@ def run_job(tmp, name, extra_env, iterations, args=()):
         try:
             rc = p.wait(timeout=240)
         except subprocess.TimeoutExpired:
-            p.kill()
+            # SIGABRT first: faulthandler (PYTHONFAULTHANDLER) writes
+            # every thread's Python stack to the rank's log.
+            p.send_signal(signal.SIGABRT)
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
             rc = "timeout"
         err.seek(0)
         text = err.read()
