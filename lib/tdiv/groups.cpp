@@ -174,8 +174,16 @@ GroupDecision decide_group(const std::vector<Pattern> &pats,
 		// One slot per job in a common period, and (jobs of different
 		// periods) several slots for the shorter ones: the one
 		// predicted faster.
-		for (const TimeDivision &td : {divide_time(pats, gl, o),
-					       divide_time_harmonic(pats, gl, o)}) {
+		for (int pass = 0; pass < 2; pass++) {
+			// The several-slot search skips periods that cannot
+			// beat the best mode predicted so far.
+			double limit = 0;
+			for (double sd : {g.slowdown_share, g.slowdown_rotate,
+					  g.slowdown_divide})
+				if (sd > 0 && (limit == 0 || sd < limit))
+					limit = sd;
+			const TimeDivision td = pass == 0 ? divide_time(pats, gl, o)
+						: divide_time_harmonic(pats, gl, o, limit);
 			if (!td.period_us)
 				continue;
 			std::vector<FluidGate> div(k);

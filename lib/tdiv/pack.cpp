@@ -255,7 +255,8 @@ TimeDivision divide_time(const std::vector<Pattern> &jobs,
 }
 
 TimeDivision divide_time_harmonic(const std::vector<Pattern> &jobs,
-				  const std::vector<DivLink> &links, const CircleOpts &o)
+				  const std::vector<DivLink> &links, const CircleOpts &o,
+				  double below_slowdown)
 {
 	const size_t n = jobs.size();
 	TimeDivision td;
@@ -305,6 +306,8 @@ TimeDivision divide_time_harmonic(const std::vector<Pattern> &jobs,
 		}
 		if (!ok || !several)
 			continue;  // all single slots: divide_time's search
+		if (below_slowdown > 0 && c.bound >= below_slowdown)
+			continue;  // cannot beat what the caller has
 		// Every link must have room for its jobs' bytes of G.
 		for (size_t l = 0; l < links.size() && ok; l++) {
 			if (!links[l].capacity_mbps)

@@ -77,11 +77,14 @@ TimeDivision divide_time(const std::vector<Pattern> &jobs,
 // least total slowdown (sum of period / isolated iteration), at most
 // kMaxHarmonicTries, and the first whose slots pack without excess wins;
 // period_us = 0 when none does, or when every job would get one slot
-// (divide_time's case).
+// (divide_time's case).  Candidates whose least total slowdown is not
+// below below_slowdown (when > 0: the best the caller already has) are
+// not tried: they cannot win, and the tries go to those that can.
 constexpr size_t kMaxSlots = 16;
 constexpr size_t kMaxHarmonicTries = 24;
 TimeDivision divide_time_harmonic(const std::vector<Pattern> &jobs,
-				  const std::vector<DivLink> &links, const CircleOpts &o);
+				  const std::vector<DivLink> &links, const CircleOpts &o,
+				  double below_slowdown = 0);
 
 enum class GroupMode { Rotate = 0, Divide = 1, Share = 2 };
 const char *group_mode_name(GroupMode m);
