@@ -452,6 +452,12 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		bool at_launch = false; // one took its change at its launch
 		changes.clear();
 		policy_.gate_changes(changes);
+		{
+			size_t had = st.groups.size();
+			policy_.group_decisions(st.groups);
+			for (size_t g = had; g < st.groups.size(); g++)
+				st.groups[g].time = now;
+		}
 		for (const GateChange &c : changes) {
 			auto it = by_id.find(c.job_id);
 			if (it == by_id.end())

@@ -28,6 +28,20 @@ struct GateChange {
 	double shift = 0;   // s, in [0, period)
 };
 
+// A link group's decision when it was made (orrery: the groups a
+// re-alignment re-solved; the ones it carried over are not repeated).
+struct GroupRecord {
+	double time = 0;                // s, set by the engine
+	std::vector<uint32_t> jobs;     // job ids
+	uint32_t links = 0;             // constrained uplinks in the group
+	std::string mode;               // rotate, divide, share
+	double score = 0;               // lowest rotation score achieved
+	// Mean predicted slowdown per mode (< 0: not predicted).
+	double rotate = -1, divide = -1, share = -1;
+	double period = 0;              // s, time division's common period; 0: none
+	std::string reason;
+};
+
 // A placement policy.  place() gets the free-node mask and must either
 // fill `out` with exactly job.nodes free nodes and return true, or return
 // false (the job stays queued).  started() and ended() tell the policy
@@ -57,6 +71,9 @@ public:
 	// jobs' (EngineOptions::newcomer_with_group): at the job's first
 	// iteration boundary at least EngineOptions::realign_delay later.
 	virtual void gate_changes(std::vector<GateChange> &) {}
+	// After gate_changes(): the link-group decisions made since the last
+	// call (GroupRecord::time is the engine's to set).
+	virtual void group_decisions(std::vector<GroupRecord> &) {}
 	// ideal: no link contention (every job at its isolated time).
 	virtual bool ideal() const { return false; }
 	// mltcp: a flow's share of a bottleneck grows with the bytes its job
@@ -96,6 +113,7 @@ struct SimStats {
 	double over_link_s = 0;      // link-seconds with offered load > capacity
 	double over_bytes = 0;       // bytes carried on such links then
 	std::vector<double> link_over_s;  // per network link (Fabric)
+	std::vector<GroupRecord> groups;  // the policy's group decisions
 	uint64_t events = 0;
 	uint64_t solves = 0;
 	uint64_t backfilled = 0;     // jobs sched/backfill started (slurm queue)

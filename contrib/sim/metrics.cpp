@@ -279,6 +279,30 @@ bool Report::write_files(const std::string &dir) const
 			f << b;
 		}
 	}
+	// Link-group decisions, for the policies that make them (orrery).
+	for (const RunSummary &r : runs) {
+		if (r.stats.groups.empty())
+			continue;
+		auto f = open("groups-" + r.policy + "-s" + std::to_string(r.seed) + ".csv");
+		f << "time_s,jobs,links,mode,score,slowdown_rotate,slowdown_divide,"
+		     "slowdown_share,period_s,reason\n";
+		char b[256];
+		for (const GroupRecord &g : r.stats.groups) {
+			std::string ids;
+			for (uint32_t id : g.jobs)
+				ids += (ids.empty() ? "" : " ") + std::to_string(id);
+			std::snprintf(b, sizeof b, "%.3f,", g.time);
+			f << b << ids;
+			std::snprintf(b, sizeof b, ",%u,%s,%.4f,%.4f,%.4f,%.4f,%.6f,",
+				      g.links, g.mode.c_str(), g.score, g.rotate,
+				      g.divide, g.share, g.period);
+			// The reason has commas: quoted, its quotes doubled.
+			std::string q;
+			for (char c : g.reason)
+				q += c == '"' ? std::string("\"\"") : std::string(1, c);
+			f << b << '"' << q << "\"\n";
+		}
+	}
 	{
 		auto f = open("summary.csv");
 		f << "policy,seed,jobs,multi_node_jobs";

@@ -166,6 +166,13 @@ public:
 		changes_.clear();
 	}
 
+	void group_decisions(std::vector<GroupRecord> &out) override
+	{
+		for (GroupRecord &r : groups_)
+			out.push_back(std::move(r));
+		groups_.clear();
+	}
+
 private:
 	void realign()
 	{
@@ -179,6 +186,7 @@ private:
 		      "orrery_cluster_realign");
 		orrery_division_free(div_);
 		div_ = d;
+		record_groups(d);
 		for (size_t i = 0; i < orrery_division_job_count(d); i++) {
 			orrery_division_job_t j;
 			if (orrery_division_job_gate(c_, d, i, &j) != ORRERY_OK)
@@ -193,6 +201,34 @@ private:
 				continue;
 			given_[j.job_id] = c;
 			changes_.push_back(c);
+		}
+	}
+
+	// The groups this re-alignment re-solved (a carried-over group's
+	// decision was recorded when it was made).
+	void record_groups(const orrery_division_t *d)
+	{
+		for (size_t gi = 0; gi < orrery_division_group_count(d); gi++) {
+			orrery_division_group_t g;
+			if (orrery_division_group(d, gi, &g) != ORRERY_OK || g.reused)
+				continue;
+			GroupRecord r;
+			for (size_t i = 0; i < orrery_division_job_count(d); i++) {
+				orrery_division_job_t j;
+				if (orrery_division_job(d, i, &j) == ORRERY_OK &&
+				    j.group == (long)gi)
+					r.jobs.push_back(j.job_id);
+			}
+			const double k = r.jobs.empty() ? 1 : (double)r.jobs.size();
+			r.links = (uint32_t)orrery_division_group_links(d, gi, nullptr, 0);
+			r.mode = orrery_group_mode_name(g.mode);
+			r.score = g.score;
+			r.rotate = g.slowdown_rotate < 0 ? -1 : g.slowdown_rotate / k;
+			r.divide = g.slowdown_divide < 0 ? -1 : g.slowdown_divide / k;
+			r.share = g.slowdown_share < 0 ? -1 : g.slowdown_share / k;
+			r.period = (double)g.period_us / 1e6;
+			r.reason = g.reason ? g.reason : "";
+			groups_.push_back(std::move(r));
 		}
 	}
 
@@ -218,6 +254,7 @@ private:
 	orrery_division_t *div_ = nullptr;   // the link groups as last solved
 	std::unordered_map<uint32_t, GateChange> given_;  // each job's gate
 	std::vector<GateChange> changes_;
+	std::vector<GroupRecord> groups_;   // decisions not yet handed over
 };
 
 }  // namespace

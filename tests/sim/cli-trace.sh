@@ -45,6 +45,13 @@ awk -F, 'NR > 1 && ($8 < 1.99 || $8 > 2.01) { print "default: job " $1 " slowdow
 	"$tmp/pin/jobs-default-s1.csv"
 awk -F, 'NR > 1 && ($8 < 1.45 || $8 > 1.55 || $12 < 0.299 || $12 > 0.301) { print "orrery: job " $1 " slowdown " $8 " period " $12; bad = 1 } END { exit bad }' \
 	"$tmp/pin/jobs-orrery-s1.csv"
+# The group decisions orrery made: the three jobs time-divided at 300 ms
+# (predicted 1.5x against 2.0x sharing); default makes none.
+awk -F, 'NR > 1 && $2 == "0 1 2" && $4 == "divide" && $9 == 0.3 && $7 == 1.5 && $8 == 2 { n++ }
+	END { exit n == 1 ? 0 : 1 }' "$tmp/pin/groups-orrery-s1.csv" || {
+	echo "groups-orrery-s1.csv has no divide decision for jobs 0 1 2 at 300 ms:"
+	sed 's/^/  | /' "$tmp/pin/groups-orrery-s1.csv"; exit 1; }
+[ ! -e "$tmp/pin/groups-default-s1.csv" ] || { echo "default wrote group decisions"; exit 1; }
 # A pinned node outside the fabric is an error naming it.
 printf '0,2,resnet50,10,0+99\n' > "$tmp/pinbad.csv"
 if "$sim" --trace "$tmp/pinbad.csv" --leaves 2 --nodes-per-leaf 3 --quiet --seeds 1 --policies default 2> "$tmp/err"; then
