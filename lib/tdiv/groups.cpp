@@ -169,7 +169,6 @@ GroupDecision decide_group(const std::vector<Pattern> &pats,
 	g.slowdown_rotate = total_slowdown(g.iter_rotate_us, iso);
 	g.slowdown_share = total_slowdown(g.iter_share_us, iso);
 	bool fits = g.score >= 1.0 - kScoreOne;
-	bool harmonic = false;
 	if (!fits && k <= kMaxDivideJobs) {
 		// One slot per job in a common period, and (jobs of different
 		// periods) several slots for the shorter ones: the one
@@ -193,9 +192,6 @@ GroupDecision decide_group(const std::vector<Pattern> &pats,
 			double sd = total_slowdown(it, iso);
 			if (g.slowdown_divide >= 0 && sd >= g.slowdown_divide)
 				continue;
-			harmonic = false;
-			for (int64_t jp : td.job_period_us)
-				harmonic = harmonic || jp != td.period_us;
 			g.period_us = td.period_us;
 			g.divide_shift_us = td.shift_us;
 			g.divide_period_us = td.job_period_us;
@@ -214,6 +210,9 @@ GroupDecision decide_group(const std::vector<Pattern> &pats,
 		best = g.slowdown_divide;
 		g.mode = GroupMode::Divide;
 	}
+	bool harmonic = false;  // some job has several slots per period
+	for (int64_t jp : g.divide_period_us)
+		harmonic = harmonic || (jp && jp != g.period_us);
 	char buf[240];
 	const double kd = (double)k;
 	if (fits)

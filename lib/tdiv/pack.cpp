@@ -149,7 +149,6 @@ bool pack(const std::vector<std::vector<JobOnLink>> &jl,
 struct Prepared {
 	std::vector<std::vector<JobOnLink>> jl;
 	std::vector<int64_t> comm, span, iso;
-	std::vector<double> link_bytes;   // per link: Mbit per iteration of each job
 	std::vector<size_t> order;        // the most communication first
 	int64_t lower = 0, upper = 0;     // rounded to the quantum
 	int64_t q = 1;
@@ -195,7 +194,6 @@ Prepared prepare(const std::vector<Pattern> &jobs, const std::vector<DivLink> &l
 			if (!x.base.empty())
 				pr.jl[j].push_back(std::move(x));
 		}
-		pr.link_bytes.push_back(bytes);
 		if (L.capacity_mbps)
 			lower = std::max(lower, (int64_t)std::ceil(bytes / L.effective_mbps()));
 	}
@@ -289,26 +287,23 @@ TimeDivision divide_time_harmonic(const std::vector<Pattern> &jobs,
 	for (int64_t H : hs) {
 		Cand c{0, H, std::vector<int64_t>(n, H)};
 		bool several = false, ok = true;
-		for (size_t j = 0; j < n && ok; j++) {
+		for (size_t j = 0; j < n; j++) {
 			// The most slots whose period still holds an iteration
-			// and divides H exactly (so the grids never drift apart).
+			// and divides H exactly (so the grids never drift apart);
+			// H >= every iteration, so at least one.
 			int64_t m = std::min<int64_t>((int64_t)kMaxSlots,
 						      pr.iso[j] > 0 ? H / pr.iso[j] : 1);
 			while (m > 1 && H % m)
 				m--;
-			if (m < 1) {
-				ok = false;
-				break;
-			}
 			c.P[j] = H / m;
 			several |= m > 1;
 			c.bound += (double)c.P[j] / (double)std::max<int64_t>(1, pr.iso[j]);
 		}
-		if (!ok || !several)
+		if (!several)
 			continue;  // all single slots: divide_time's search
 		if (below_slowdown > 0 && c.bound >= below_slowdown)
 			continue;  // cannot beat what the caller has
-		// Every link must have room for its jobs' bytes of G.
+		// Every link must have room for its jobs' bytes of H.
 		for (size_t l = 0; l < links.size() && ok; l++) {
 			if (!links[l].capacity_mbps)
 				continue;
