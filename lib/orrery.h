@@ -392,7 +392,7 @@ typedef struct orrery_cluster orrery_cluster_t;
 
 /* rank_spread: how many more leaf switches (or switch levels) than the
  * most local candidate the contention-aware ranking may spread a job to
- * (orrery_cluster_place); 0 = locality first, always. */
+ * (orrery_cluster_place); 0 = the most local candidates only. */
 #define ORRERY_RANK_SPREAD_MAX 4
 #define ORRERY_RANK_SPREAD_DEFAULT 0
 
@@ -503,14 +503,15 @@ void orrery_eval_free(orrery_eval_t *e);
  * node order.  At most opts.max_candidates are scored; the result is
  * deterministic.  Zero candidates is not an error.
  *
- * Contention-aware (opts.rank_spread > 0): when the first candidate of
- * that order crosses a contended uplink, the first few candidates and a
- * few spread up to rank_spread more leaves / levels are ranked by the
- * slowdown their placement is predicted to cause (the link-group model of
- * orrery_cluster_realign: newcomer plus the running jobs on those links,
- * less those jobs' prediction without it); one step wider must save more
- * than 0.05 of it per step (doc/orrery-score.7, CONTENTION-AWARE
- * RANKING).  orrery_placement_cost gives the prediction. */
+ * Contention-aware: when the first candidate of that order crosses a
+ * contended uplink, the first few candidates of its locality (and, with
+ * opts.rank_spread > 0, a few spread up to rank_spread more leaves /
+ * levels) are ranked by the slowdown their placement is predicted to
+ * cause (the link-group model of orrery_cluster_realign: newcomer plus the
+ * running jobs on those links, less those jobs' prediction without it);
+ * one step wider must save more than 0.05 of it per step
+ * (doc/orrery-score.7, CONTENTION-AWARE RANKING).  orrery_placement_cost
+ * gives the prediction. */
 typedef struct orrery_placement orrery_placement_t;
 
 int orrery_cluster_place(const orrery_cluster_t *c,
@@ -529,8 +530,8 @@ int orrery_placement_lca_level(const orrery_placement_t *p, size_t i);
 uint32_t orrery_placement_leaf_count(const orrery_placement_t *p, size_t i);
 /* Predicted slowdown candidate i's placement causes (sum over the jobs of
  * predicted / isolated iteration, less the same without the newcomer and
- * its own 1); < 0: not predicted (rank_spread 0, first candidate on no
- * contended link, not among the predicted few, or too large a group). */
+ * its own 1); < 0: not predicted (first candidate on no contended link,
+ * not among the predicted few, or too large a group). */
 double orrery_placement_cost(const orrery_placement_t *p, size_t i);
 void orrery_placement_free(orrery_placement_t *p);
 

@@ -9,9 +9,10 @@
  * against empty links).  The ratio is what the running jobs' demand costs.
  *
  * The decision is timed twice on the same running jobs: with liborrery's
- * default rank_spread (0: locality first, then score) and with
- * rank_spread 1 (the contention-aware ranking, orrery-score(7)); the
- * "predicted" column says how many candidates the latter predicted.
+ * default rank_spread (0: the most local candidates, those of a contended
+ * first one ranked by predicted slowdown) and with rank_spread 1 (wider
+ * ones predicted too, orrery-score(7)); the "predicted" column says how
+ * many candidates the latter predicted.
  * Times are the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so
  * a loaded machine stretches them less than wall time.
  *

@@ -15,15 +15,22 @@
 // candidates apart (no uplink crossed, or none contended) orrery takes
 // cons_tres's own choice and leaves free nodes as unfragmented as it does.
 //
-// With the cluster's rank_spread > 0 (orrery.conf rank_spread=), a job
-// whose first candidate in that order crosses a contended link is ranked
-// by predicted cost instead (contention_rank below): the first few of
-// today's order and the first few less local candidates (up to
-// rank_spread more leaves or switch levels) get placement_cost(), and a
-// candidate spread s steps wider goes first only if it saves more than
-// s x kSpreadStepCost of predicted slowdown.  A first candidate on no
-// contended link keeps today's order untouched (it cannot be beaten: its
-// cost is 0), so does rank_spread 0.
+// A profiled job whose first candidate in that order crosses a contended
+// link is ranked by predicted cost instead (contention_rank below): the
+// first few of today's order within the allowed spread get
+// placement_cost() (the total slowdown the placement adds, from the same
+// link-group model the re-alignment decides the gates with), and the
+// cheapest goes first.  The link score only chooses which candidates are
+// predicted: it rates each link's best rotation on its own, and the link
+// groups seldom rotate (their jobs' duties rarely let two fit); the cost
+// predicts the mode the group will get (rotation, division or sharing)
+// and adds up every job's slowdown in it.  With the
+// cluster's rank_spread > 0 (orrery.conf rank_spread=) the first few less
+// local candidates (up to rank_spread more leaves or switch levels) are
+// predicted too, and a candidate spread s steps wider goes first only if
+// it saves more than s x kSpreadStepCost of predicted slowdown.  A first
+// candidate on no contended link keeps today's order untouched (it cannot
+// be beaten: its cost is 0).
 #include <algorithm>
 
 #include "core/error.hpp"
@@ -91,12 +98,15 @@ static void contention_rank(const Cluster &c, const std::vector<uint8_t> &free_n
 		return;
 	const Candidate &base = r[0];
 	const uint32_t spread = c.rank_spread();
-	std::vector<Candidate> wide = enumerate_spread_candidates(
-		c.topology(), free_nodes, n_nodes, base.lca_level, spread,
-		std::min<size_t>(kMaxSpreadCandidates, c.max_candidates()));
-	for (Candidate &w : wide)
-		w.eval = evaluate(c, w.nodes, p, &cache);
-	rank_candidates(wide);
+	std::vector<Candidate> wide;
+	if (spread) {
+		wide = enumerate_spread_candidates(
+			c.topology(), free_nodes, n_nodes, base.lca_level, spread,
+			std::min<size_t>(kMaxSpreadCandidates, c.max_candidates()));
+		for (Candidate &w : wide)
+			w.eval = evaluate(c, w.nodes, p, &cache);
+		rank_candidates(wide);
+	}
 
 	// Predicted: today's first kPredictLocal within the allowed spread,
 	// then the spread ones' first kPredictSpread.  A candidate on no
@@ -153,8 +163,7 @@ Placement place(const Cluster &c, const std::vector<uint8_t> &free_nodes,
 	for (Candidate &cand : out.ranked)
 		cand.eval = evaluate(c, cand.nodes, p, &cache);
 	rank_candidates(out.ranked);
-	if (c.rank_spread() && !out.ranked.empty() && !p.phases.empty() &&
-	    crosses_contended_links(out.ranked[0]))
+	if (!out.ranked.empty() && !p.phases.empty() && crosses_contended_links(out.ranked[0]))
 		contention_rank(c, free_nodes, n_nodes, p, cache, out);
 	return out;
 }

@@ -490,9 +490,10 @@ static orrery_cluster_t *pods(uint32_t rank_spread)
 
 /* pods(): pod1 has 2 free nodes on each leaf (a 5-node job needs 3 leaves
  * there, all uncontended); pod2 has 3 free on two leaves (2 leaves, but
- * crossing job X's uplinks).  With rank_spread 0 (today's order), locality
- * first: pod2's 2-leaf candidates rank above pod1's 3-leaf one although
- * they score worse. */
+ * crossing job X's uplinks).  With rank_spread 0, locality first: pod2's
+ * 2-leaf candidates rank above pod1's 3-leaf one although they score
+ * worse; the first is predicted (it crosses a contended uplink), the
+ * wider one is not. */
 static void test_locality_first(void **state)
 {
 	orrery_cluster_t *c = pods(0);
@@ -513,8 +514,8 @@ static void test_locality_first(void **state)
 	assert_true(orrery_eval_score_min(orrery_placement_eval(p, 0)) < 0.9);
 	assert_int_equal(orrery_placement_leaf_count(p, 1), 3);
 	assert_true(fabs(orrery_eval_score_min(orrery_placement_eval(p, 1)) - 1.0) < EPS);
-	/* rank_spread 0: nothing predicted. */
-	assert_true(orrery_placement_cost(p, 0) < 0);
+	/* rank_spread 0: today's locality only is predicted. */
+	assert_true(orrery_placement_cost(p, 0) > 0.5);
 	assert_true(orrery_placement_cost(p, 1) < 0);
 
 	/* Deterministic: the same call gives the same answer. */
@@ -633,6 +634,48 @@ static void test_spread_keeps_uncontended_order(void **state)
 		orrery_profile_free(b);
 		orrery_cluster_free(c);
 	}
+}
+
+/* Among candidates of one locality the prediction decides, not the score.
+ * Six leaves of 4 nodes behind 100 Gb/s uplinks; one free node on each of
+ * leaf1..leaf3, so a 2-node job needs two leaves: {1,2}, {1,3} or {2,3},
+ * in best-fit (here index) order.  Heavy job X spans leaf1 and leaf5, Y
+ * leaf2 and leaf3: every candidate's two uplinks each carry one heavy job
+ * beside the newcomer, so all three score alike and today's order takes
+ * {1,2}.  But {1,2} and {1,3} collide with X and Y, slowing both, while
+ * {2,3} meets Y alone on both of its uplinks: predicted cheaper, first,
+ * with rank_spread 0 (no wider candidate involved). */
+static void test_prediction_ranks_same_locality(void **state)
+{
+	orrery_cluster_t *c = two_tier(6, 4, 100000);
+	orrery_error_t err;
+	uint32_t x[] = {0, 16}, y[] = {4, 8}, nodes[2];
+	add(c, 1, x, 2, HEAVY, 0);
+	add(c, 2, y, 2, HEAVY, 0);
+	uint8_t f[24];
+	memset(f, 0, sizeof f);
+	f[3] = f[7] = f[11] = 1;
+	orrery_profile_t *b = profile(HALF);
+	orrery_placement_t *p = NULL;
+	assert_int_equal(orrery_cluster_place(c, f, 2, b, &p, &err), ORRERY_OK);
+	assert_int_equal(orrery_placement_count(p), 3);
+	double s0 = orrery_eval_score_min(orrery_placement_eval(p, 0));
+	for (size_t i = 1; i < 3; i++) {
+		assert_true(orrery_eval_score_min(orrery_placement_eval(p, i)) == s0);
+		assert_int_equal(orrery_placement_leaf_count(p, i), 2);
+	}
+	assert_true(s0 < 1.0);
+	assert_int_equal(orrery_placement_nodes(p, 0, nodes, 2), 2);
+	assert_int_equal(nodes[0], 7);  /* leaf2 + leaf3: Y only */
+	assert_int_equal(nodes[1], 11);
+	double c0 = orrery_placement_cost(p, 0), c1 = orrery_placement_cost(p, 1),
+	       c2 = orrery_placement_cost(p, 2);
+	print_message("{2,3} +%.3f, then +%.3f, +%.3f\n", c0, c1, c2);
+	assert_true(c0 > 0);
+	assert_true(c0 < c1 && c0 < c2);
+	orrery_placement_free(p);
+	orrery_profile_free(b);
+	orrery_cluster_free(c);
 }
 
 /* The nodes of candidate i, and its score, into nodes[]/score. */
@@ -828,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_spread_when_local_collides),
 		cmocka_unit_test(test_spread_not_worth_it),
 		cmocka_unit_test(test_spread_keeps_uncontended_order),
+		cmocka_unit_test(test_prediction_ranks_same_locality),
 		cmocka_unit_test(test_spread_range),
 		cmocka_unit_test(test_ties_go_to_best_fit),
 		cmocka_unit_test(test_solve_chain),
