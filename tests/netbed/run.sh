@@ -393,27 +393,27 @@ assert_targets() {
 	# (doc/netbed-report.md); by default the suite asserts what holds
 	# whatever the drift: the gate costs the jobs at most 10%.  Scenario
 	# a-fair (one queue per sender) keeps them mostly colliding: 1.25x
-	# asserted.
+	# asserted on the median iteration.
 	echo "# $SCEN: target: the gate >= 1.3x shorter than ungated: $(awk -v s="$speedup" 'BEGIN { print (s >= 1.3) ? "met" : "not met" }') (${speedup}x)"
-	if [ "$ARB" = fifo ]; then
-		if awk -v s="$speedup" -v t="$MIN_SPEEDUP" 'BEGIN { exit !(s >= t) }'; then
-			ok "$SCEN: the gate makes the mean iteration ${speedup}x shorter than ungated (${ungated} -> ${MEAN_orrery} ms; at least ${MIN_SPEEDUP}x)"
-		else
-			not_ok "$SCEN: the gate makes the mean iteration at least ${MIN_SPEEDUP}x shorter than ungated" \
-				"measured ${speedup}x: ${ungated} ms ungated (cons_tres ${MEAN_cons_tres}, orrery-place ${MEAN_orrery_place}), ${MEAN_orrery} ms gated"
-		fi
+	# a-fair: the mean is asserted only to stay a clear gain
+	# (MIN_SPEEDUP_FAIR_MEAN) and the steady state on the median
+	# iteration (below).  On a loaded 2-core machine a stall of 100 ms or
+	# more now and then delays a rank past its slot's tolerance: the slot
+	# is missed and that iteration costs a whole period (708 ms) where
+	# ungated it costs the stall; two or three such in 14 iterations take
+	# the mean from 1.38x to 1.24x (CI, 3 December: late 4 and 1, missed 1
+	# and 2) while the other iterations still hold the period.
+	local min=$MIN_SPEEDUP
+	[ "$ARB" = fifo ] || min=$MIN_SPEEDUP_FAIR_MEAN
+	if awk -v s="$speedup" -v t="$min" 'BEGIN { exit !(s >= t) }'; then
+		ok "$SCEN: the gate makes the mean iteration ${speedup}x shorter than ungated (${ungated} -> ${MEAN_orrery} ms; at least ${min}x)"
 	else
-		# a-fair: the steady state is asserted on the median iteration,
-		# and the mean only to stay a clear gain.  On a loaded 2-core
-		# machine a stall of 100 ms or more now and then delays a rank
-		# past its slot's tolerance: the slot is missed and that
-		# iteration costs a whole period (708 ms) where ungated it
-		# costs the stall; two or three such in 14 iterations take the
-		# mean from 1.38x to 1.24x (CI, 3 December: late 4 and 1,
-		# missed 1 and 2) while the other iterations still hold the
-		# period.  The median keeps what the gate does to the
-		# iterations a stall left alone; the mean must still show the
-		# gate a gain of MIN_SPEEDUP_FAIR_MEAN through the stalls.
+		not_ok "$SCEN: the gate makes the mean iteration at least ${min}x shorter than ungated" \
+			"measured ${speedup}x: ${ungated} ms ungated (cons_tres ${MEAN_cons_tres}, orrery-place ${MEAN_orrery_place}), ${MEAN_orrery} ms gated"
+	fi
+	if [ "$ARB" != fifo ]; then
+		# The median keeps what the gate does to the iterations a
+		# stall left alone.
 		local med_speedup
 		med_speedup=$(awk -v a="$MEDIAN_cons_tres" -v b="$MEDIAN_orrery_place" -v g="$MEDIAN_orrery" \
 			'BEGIN { if (g > 0) printf "%.2f", (a + b) / 2 / g; else print 0 }')
@@ -422,12 +422,6 @@ assert_targets() {
 		else
 			not_ok "$SCEN: the gate makes the median iteration at least ${MIN_SPEEDUP_FAIR}x shorter than ungated" \
 				"measured ${med_speedup}x: cons_tres ${MEDIAN_cons_tres}, orrery-place ${MEDIAN_orrery_place} ms ungated, ${MEDIAN_orrery} ms gated"
-		fi
-		if awk -v s="$speedup" -v t="$MIN_SPEEDUP_FAIR_MEAN" 'BEGIN { exit !(s >= t) }'; then
-			ok "$SCEN: the gate makes the mean iteration ${speedup}x shorter than ungated (${ungated} -> ${MEAN_orrery} ms; at least ${MIN_SPEEDUP_FAIR_MEAN}x)"
-		else
-			not_ok "$SCEN: the gate makes the mean iteration at least ${MIN_SPEEDUP_FAIR_MEAN}x shorter than ungated" \
-				"measured ${speedup}x: ${ungated} ms ungated (cons_tres ${MEAN_cons_tres}, orrery-place ${MEAN_orrery_place}), ${MEAN_orrery} ms gated"
 		fi
 	fi
 	if [ "$ARB" != fifo ]; then
