@@ -22,8 +22,9 @@
 # Asserted (what a user notices): the gate drops at least 5x fewer
 # packets than cons_tres and costs the jobs at most 10% against the two
 # ungated policies pooled (cons_tres and orrery-place: the same jobs on
-# the same nodes, both ungated); the gated policy's simulated mean within
-# 15% of the measured one.  The 1.3x and the ungated predictions are
+# the same nodes, both ungated); the gated policy's simulated iteration
+# within 15% of the measured median (the fluid model is the steady
+# state: no stall, no retransmission timeout).  The 1.3x and the ungated predictions are
 # printed: on a drop-tail queue two ungated TCP rings that start together
 # drift apart by themselves in some runs (the flow that leads keeps more
 # of the queue), and interleave without any gate (doc/netbed-report.md).
@@ -41,8 +42,8 @@
 # 1.32-1.38x at efficiency 0.95), its mean at least 1.1x shorter
 # (NETBED_MIN_SPEEDUP_FAIR_MEAN: one slot missed on a stall of the
 # machine costs a whole period, 0.05x of the mean, so the mean is
-# asserted only to stay a clear gain), every policy's simulated mean
-# within 15%.  Drops are printed only: no queue is shared.
+# asserted only to stay a clear gain), every policy's simulated
+# iteration within 15% of the measured median.  Drops are printed only: no queue is shared.
 #
 # Scenario a3 (make netbed; printed as scenario=a jobs=3): three
 # 2-node jobs, each pinned (-w) from a leaf0 host to a leaf1 host of 2
@@ -434,19 +435,27 @@ assert_targets() {
 		not_ok "$SCEN: the gate drops at least 5x fewer packets at the shaped queues" \
 			"cons_tres $DROPS_cons_tres, orrery $DROPS_orrery"
 	fi
+	# The simulator's fluid model is the steady state: no stall of the
+	# machine, no TCP retransmission timeout, so no missed slot.  It is
+	# asserted against the measured median iteration, which a few such
+	# iterations leave alone; the mean's error is printed beside it (CI,
+	# 3 December: a-fair's gated mean 806.4 ms with a 1,365 ms p99 from
+	# two missed slots, median 708.2 ms, simulated 719.1 ms).
+	local md em
 	for pol in cons_tres orrery-place orrery; do
 		v=${pol//-/_}
-		eval "m=\$MEAN_$v s=\$SIM_$v"
-		err=$(awk -v m="$m" -v s="$s" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }')
+		eval "m=\$MEAN_$v md=\$MEDIAN_$v s=\$SIM_$v"
+		err=$(awk -v m="$md" -v s="$s" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }')
+		em=$(awk -v m="$m" -v s="$s" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }')
 		if [ "$pol" != orrery ] && [ "$ARB" = fifo ] && [ -z "${NETBED_SIM_TOLERANCE:-}" ]; then
 			# The fluid model keeps two ungated jobs in step for
 			# ever; TCP through a drop-tail queue need not: printed,
 			# asserted only when NETBED_SIM_TOLERANCE is given.
-			echo "# $SCEN $pol: the simulator's mean iteration $s ms, measured $m ms (${err}%; target ${SIM_TOL}%: $(awk -v e="$err" -v t="$SIM_TOL" 'BEGIN { print (e != "nan" && e >= -t && e <= t) ? "met" : "not met" }'))"
+			echo "# $SCEN $pol: the simulator's iteration $s ms, measured median $md ms (${err}%; target ${SIM_TOL}%: $(awk -v e="$err" -v t="$SIM_TOL" 'BEGIN { print (e != "nan" && e >= -t && e <= t) ? "met" : "not met" }')), mean $m ms (${em}%)"
 		elif awk -v e="$err" -v t="$SIM_TOL" 'BEGIN { exit !(e != "nan" && e >= -t && e <= t) }'; then
-			ok "$SCEN $pol: the simulator's mean iteration ($s ms) is within ${SIM_TOL}% of the measured ($m ms): ${err}%"
+			ok "$SCEN $pol: the simulator's iteration ($s ms) is within ${SIM_TOL}% of the measured median ($md ms): ${err}% (of the mean, $m ms: ${em}%)"
 		else
-			not_ok "$SCEN $pol: the simulator's mean iteration within ${SIM_TOL}% of the measured" "sim $s ms, measured $m ms (${err}%)"
+			not_ok "$SCEN $pol: the simulator's iteration within ${SIM_TOL}% of the measured median" "sim $s ms, measured median $md ms (${err}%), mean $m ms (${em}%)"
 		fi
 	done
 }
