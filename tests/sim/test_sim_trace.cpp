@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bridge.hpp"
 #include "workload.hpp"
 
 // cmocka last: it defines a fail() macro that clashes with <ios>.
@@ -112,6 +113,40 @@ static void test_mix(void **state)
 	assert_true(threw);
 }
 
+// --seeds N must give N independent workloads.  The generator once took
+// the seed as its splitmix64 state, which only advances by a constant:
+// seed s + 1 was seed s's stream one draw later, and with four draws per
+// job, seed s + 4 was seed s less its first job.  Any two of 8 seeds must
+// now share few jobs (same size, model and iteration count; by chance
+// with 13 models, 6 sizes and log-uniform durations: almost none).
+static void test_seeds_independent(void **state)
+{
+	(void)state;
+	Scenario sc = scenario("testbed");
+	ProfileTable profiles{sc.gpus_per_node, sc.fabric.node_link_mbps};
+	std::vector<std::vector<TraceRow>> w;
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		GeneratorOptions o = sc.gen;
+		o.seed = seed;
+		w.push_back(generate(o, sc.fabric.leaves * sc.fabric.nodes_per_leaf, profiles));
+		assert_true(w.back().size() > 20);
+	}
+	for (size_t a = 0; a < w.size(); a++)
+		for (size_t b = a + 1; b < w.size(); b++) {
+			size_t same = 0;
+			for (const TraceRow &x : w[a])
+				for (const TraceRow &y : w[b])
+					if (x.nodes == y.nodes && x.profile == y.profile &&
+					    x.iterations == y.iterations) {
+						same++;
+						break;
+					}
+			if (same * 10 > w[a].size())
+				fail_msg("seeds %zu and %zu share %zu of %zu jobs", a + 1, b + 1,
+					 same, w[a].size());
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_bad_traces),
 		cmocka_unit_test(test_pinned_nodes),
 		cmocka_unit_test(test_mix),
+		cmocka_unit_test(test_seeds_independent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
