@@ -35,27 +35,37 @@ bool tree_best_fit(const Fabric &f,
 				break;
 			}
 	}
-	long single = -1;
-	for (size_t s : leaves)
-		if (nfree[s] >= n && (single < 0 || nfree[s] < nfree[single]))
-			single = (long)s;
-	if (single >= 0)
-		leaves = {(size_t)single};
-	else
-		std::stable_sort(leaves.begin(), leaves.end(),
-				 [&](size_t a, size_t b) {
-					 return nfree[a] > nfree[b];
-				 });
+	// Leaf by leaf, as cons_tres does (job_test.c, _eval_nodes_topo via
+	// _topo_choose_best_switch): given the nodes still wanted, a leaf that
+	// holds them all beats one that does not; of two that do, the one
+	// with fewer free nodes; of two that do not, the one with more; then
+	// the first scanned.
 	out.clear();
-	for (size_t s : leaves) {
-		for (uint32_t v : below[s]) {
+	std::vector<uint8_t> used(leaves.size(), 0);
+	while (out.size() < n) {
+		const uint32_t want = n - (uint32_t)out.size();
+		long pick = -1;
+		for (size_t i = 0; i < leaves.size(); i++) {
+			if (used[i])
+				continue;
+			if (pick < 0) {
+				pick = (long)i;
+				continue;
+			}
+			const uint32_t a = nfree[leaves[i]], b = nfree[leaves[pick]];
+			const bool af = a >= want, bf = b >= want;
+			if ((af && !bf) || (af && bf && a < b) || (!af && !bf && a > b))
+				pick = (long)i;
+		}
+		if (pick < 0)
+			break;
+		used[pick] = 1;
+		for (uint32_t v : below[leaves[pick]]) {
 			if (out.size() == n)
 				break;
 			if (free[v])
 				out.push_back(v);
 		}
-		if (out.size() == n)
-			break;
 	}
 	std::sort(out.begin(), out.end());
 	return out.size() == n;

@@ -11,11 +11,14 @@ namespace sim {
 
 // Tree best fit, after Slurm's topology/tree: choose the lowest-level
 // switch with enough free nodes below it (ties: the one with the fewest
-// free nodes, then the lowest switch index); under it, if one leaf can
-// hold the job take the leaf with the fewest free nodes that fits, else
-// take leaves with the most free nodes first (fewest leaves; ties: lowest
-// index) until the job fits; within leaves, nodes in index order (Slurm's
-// node order).  Returns false if fewer than n nodes are free.
+// free nodes, then the lowest switch index); under it, leaf by leaf as
+// cons_tres takes them: given the nodes still wanted, a leaf that holds
+// them all before one that does not, of two that do the fewest free, of
+// two that do not the most free (ties: lowest index); within leaves,
+// nodes in index order (Slurm's node order).  The same rule as
+// liborrery's best-fit key (lib/placement/candidates.cpp), which ranks
+// candidates it enumerated; this one builds the single answer.  Returns
+// false if fewer than n nodes are free.
 bool tree_best_fit(const Fabric &f,
 		   const std::vector<std::vector<uint32_t>> &below,
 		   const std::vector<uint8_t> &free, uint32_t n,

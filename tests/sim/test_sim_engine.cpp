@@ -298,8 +298,10 @@ static void test_single_leaf_unaffected(void **state)
 }
 
 // Tree best fit: 3 leaves of 4 nodes with 1, 3 and 4 free.  A 3-node job
-// goes to the leaf with 3 free (fewest that fit); a 5-node job spans the
-// two fullest leaves (4 + 1 from the 3-free leaf, lowest indices).
+// goes to the leaf with 3 free (fewest that fit); a 5-node job takes the
+// largest leaf (4), then, as Slurm 22.05's cons_tres does for the node
+// still wanted, the fullest leaf that holds it: the 1-free leaf's node 3,
+// not one of the 3-free leaf's (which would leave two leaves broken up).
 static void test_tree_best_fit(void **state)
 {
 	Fabric f = two_tier(3, 4, 1000);
@@ -309,7 +311,7 @@ static void test_tree_best_fit(void **state)
 	assert_true(tree_best_fit(f, below, free, 3, out));
 	assert_true((out == std::vector<uint32_t>{5, 6, 7}));
 	assert_true(tree_best_fit(f, below, free, 5, out));
-	assert_true((out == std::vector<uint32_t>{5, 8, 9, 10, 11}));
+	assert_true((out == std::vector<uint32_t>{3, 8, 9, 10, 11}));
 	assert_false(tree_best_fit(f, below, free, 9, out));
 }
 
