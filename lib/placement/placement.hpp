@@ -112,6 +112,12 @@ uint32_t spread_steps(const Candidate &c, const Candidate &base);
 // What one step of spread must gain (in total predicted slowdown, the
 // unit of placement_cost) for a less local candidate to be ranked first.
 constexpr double kSpreadStepCost = 0.05;
+// What a predicted candidate pays (same unit) for each leaf it breaks up
+// more than today's first candidate does (placement/rank.cpp,
+// broken_leaves): a leaf left partly free costs later multi-node jobs
+// locality (they span more leaves, so cross more uplinks).  0.2 from
+// orrery-sim's testbed, seeds 1-60 and 61-120 (doc/benchmark-report.md).
+constexpr double kBrokenLeafCost = 0.2;
 // Candidates predicted per call, of today's locality / of the spread ones.
 constexpr size_t kPredictLocal = 3;
 constexpr size_t kPredictSpread = 3;

@@ -678,6 +678,45 @@ static void test_prediction_ranks_same_locality(void **state)
 	orrery_cluster_free(c);
 }
 
+/* Where the prediction cannot tell candidates apart, the ranking keeps
+ * whole leaves whole for the jobs to come.  Leaves of 4: leaf1 3 free,
+ * leaf2 2 free, leaf3 4 free, leaf4 busy; X (heavy) crosses leaf1 and
+ * leaf2.  A 5-node newcomer needs two leaves and every pair meets X on
+ * one uplink or both (one collision either way: the same prediction).
+ * cons_tres's best fit takes leaf3 and one node of leaf2, leaving three
+ * leaves partly free; leaf1 + leaf2 fills both and keeps leaf3 whole, so
+ * that a later 4-node job still fits one leaf. */
+static void test_ranking_keeps_leaves_whole(void **state)
+{
+	orrery_cluster_t *c = two_tier(4, 4, 100000);
+	orrery_error_t err;
+	uint32_t x[] = {0, 4}, nodes[5];
+	add(c, 1, x, 2, HEAVY, 0);
+	uint8_t f[16];
+	uint32_t busy[] = {0, 4, 5, 12, 13, 14, 15};
+	mark_busy(f, 16, busy, 7);
+	orrery_profile_t *b = profile(HALF);
+	orrery_placement_t *p = NULL;
+	assert_int_equal(orrery_cluster_place(c, f, 5, b, &p, &err), ORRERY_OK);
+	assert_int_equal(orrery_placement_count(p), 3);
+	double cost[3];
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(orrery_placement_leaf_count(p, i), 2);
+		cost[i] = orrery_placement_cost(p, i);
+		assert_int_equal(orrery_placement_nodes(p, i, nodes, 5), 5);
+		print_message("candidate %zu: n%02u n%02u n%02u n%02u n%02u, predicted +%.3f\n", i,
+			      nodes[0], nodes[1], nodes[2], nodes[3], nodes[4], cost[i]);
+		assert_true(cost[i] > 0);
+	}
+	assert_true(fabs(cost[0] - cost[1]) < EPS && fabs(cost[0] - cost[2]) < EPS);
+	uint32_t want[] = {1, 2, 3, 6, 7};
+	assert_int_equal(orrery_placement_nodes(p, 0, nodes, 5), 5);
+	assert_memory_equal(nodes, want, sizeof want);
+	orrery_placement_free(p);
+	orrery_profile_free(b);
+	orrery_cluster_free(c);
+}
+
 /* The nodes of candidate i, and its score, into nodes[]/score. */
 static size_t nodes_of(const orrery_placement_t *p, size_t i, uint32_t *nodes,
 		       size_t cap, double *score_min, double *score_mean)
@@ -872,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_spread_not_worth_it),
 		cmocka_unit_test(test_spread_keeps_uncontended_order),
 		cmocka_unit_test(test_prediction_ranks_same_locality),
+		cmocka_unit_test(test_ranking_keeps_leaves_whole),
 		cmocka_unit_test(test_spread_range),
 		cmocka_unit_test(test_ties_go_to_best_fit),
 		cmocka_unit_test(test_solve_chain),
