@@ -24,8 +24,8 @@
 # ungated policies pooled (cons_tres and orrery-place: the same jobs on
 # the same nodes, both ungated); the gated policy's simulated iteration
 # within 15% of the measured median (the fluid model is the steady
-# state: no stall, no retransmission timeout).  The 1.3x and the ungated predictions are
-# printed: on a drop-tail queue two ungated TCP rings that start together
+# state: no stall, no retransmission timeout).  The 1.3x and the ungated
+# predictions are printed: on a drop-tail queue two ungated TCP rings that start together
 # drift apart by themselves in some runs (the flow that leads keeps more
 # of the queue), and interleave without any gate (doc/netbed-report.md).
 #
@@ -43,7 +43,8 @@
 # (NETBED_MIN_SPEEDUP_FAIR_MEAN: one slot missed on a stall of the
 # machine costs a whole period, 0.05x of the mean, so the mean is
 # asserted only to stay a clear gain), every policy's simulated
-# iteration within 15% of the measured median.  Drops are printed only: no queue is shared.
+# iteration within 15% of the measured median.  Drops are printed only:
+# no queue is shared.
 #
 # Scenario a3 (make netbed; printed as scenario=a jobs=3): three
 # 2-node jobs, each pinned (-w) from a leaf0 host to a leaf1 host of 2
@@ -149,6 +150,8 @@ CHANNELS=${NETBED_CHANNELS:-1}
 WINDOW=$((WINDOW / CHANNELS))
 
 leaf_of() { awk -v n="$1" '$1 == n { print $4 }' "$FAB/hosts"; }
+# pct_err SIM MEASURED: (SIM - MEASURED) / MEASURED in percent, or nan.
+pct_err() { awk -v s="$1" -v m="$2" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }'; }
 stat_of() { "$NETBED" stats --state-dir "$FAB" --tag "$TAG" | sed -n "s/^$1=//p"; }
 
 # fabric_up: the scenario's fabric (LEAVES HOSTS_PER_LEAF UPLINKS).
@@ -445,8 +448,8 @@ assert_targets() {
 	for pol in cons_tres orrery-place orrery; do
 		v=${pol//-/_}
 		eval "m=\$MEAN_$v md=\$MEDIAN_$v s=\$SIM_$v"
-		err=$(awk -v m="$md" -v s="$s" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }')
-		em=$(awk -v m="$m" -v s="$s" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }')
+		err=$(pct_err "$s" "$md")
+		em=$(pct_err "$s" "$m")
 		if [ "$pol" != orrery ] && [ "$ARB" = fifo ] && [ -z "${NETBED_SIM_TOLERANCE:-}" ]; then
 			# The fluid model keeps two ungated jobs in step for
 			# ever; TCP through a drop-tail queue need not: printed,
