@@ -185,12 +185,9 @@ static void contention_rank(const Cluster &c, const std::vector<uint8_t> &free_n
 		order[i] = i;
 	std::stable_sort(order.begin(), order.end(),
 			 [&](size_t x, size_t y) { return adj[x] < adj[y]; });
-	std::vector<Candidate> sorted;
-	sorted.reserve(pred.size());
+	r.clear();
 	for (size_t i : order)
-		sorted.push_back(std::move(pred[i]));
-	pred = std::move(sorted);
-	r = std::move(pred);
+		r.push_back(std::move(pred[i]));
 	for (auto *v : {&rest_local, &rest_wide})
 		for (Candidate &x : *v)
 			r.push_back(std::move(x));
