@@ -535,6 +535,20 @@ uint32_t orrery_placement_leaf_count(const orrery_placement_t *p, size_t i);
 double orrery_placement_cost(const orrery_placement_t *p, size_t i);
 void orrery_placement_free(orrery_placement_t *p);
 
+/* Admission (doc/orrery-score.7, HOLDING A JOB): 1 when the job had better
+ * wait than start on candidate i now: the slowdown that placement is
+ * predicted to add (orrery_placement_cost) exceeds hold_cost, and the job
+ * has waited less than hold_max_s (seconds since it became eligible).
+ * Contention adds that many jobs' worth of run time for as long as it
+ * lasts; waiting costs the job itself one.  0 otherwise: cost not
+ * predicted (< 0), hold_max_s <= 0 (off), hold_cost not above 0, or NULL.
+ * The defaults are those the simulator measured (orrery-sim(1),
+ * orrery-hold). */
+#define ORRERY_HOLD_COST_DEFAULT 1.5
+#define ORRERY_HOLD_MAX_S_DEFAULT 3600.0
+int orrery_placement_hold(const orrery_placement_t *p, size_t i,
+			  double hold_cost, double waited_s, double hold_max_s);
+
 /* Re-solve every running job's shift from scratch (offline planning, the
  * query tool): best rotations per link, then a breadth-first traversal of
  * the job-link affinity graph.  With loops, a maximum-weight spanning tree

@@ -72,7 +72,7 @@ std::unique_ptr<Policy> make_orrery_policy(const orrery_topology_t *t,
 // links, then mean); gated with the newcomer shift on its own gate
 // period, fixed at launch; no link groups, no time division, no
 // re-alignment (rank_spread 0: the locality candidates only).
-enum class OrreryKind { Place, Full, Cassini, Bound };
+enum class OrreryKind { Place, Full, Cassini, Bound, Hold };
 std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
 					    const Fabric &f,
 					    const ProfileTable &profiles);
@@ -82,5 +82,18 @@ std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
 std::unique_ptr<Policy> make_bound_policy(const orrery_topology_t *t,
 					  const Fabric &f,
 					  const ProfileTable &profiles, int rank_spread = -1);
+// orrery-hold: orrery, and a job whose chosen placement is predicted to
+// add more than hold_cost of slowdown waits (orrery_placement_hold) until
+// hold_max_s after its arrival; the queue then reserves the nodes it
+// would have taken, as Slurm's backfill does with a planned start that
+// failed.  select/orrery does not hold yet (doc/benchmark-report.md).
+struct HoldRule {
+	double cost = ORRERY_HOLD_COST_DEFAULT;
+	double max_s = ORRERY_HOLD_MAX_S_DEFAULT;
+};
+std::unique_ptr<Policy> make_hold_policy(const orrery_topology_t *t,
+					 const Fabric &f,
+					 const ProfileTable &profiles,
+					 const HoldRule &rule, int rank_spread = -1);
 
 }  // namespace sim

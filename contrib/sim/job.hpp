@@ -56,6 +56,9 @@ struct Placement {
 	bool gated = false;
 	double shift = 0;        // s, in [0, gate_period)
 	double gate_period = 0;  // s
+	// Set by a policy that refuses to start the job now although `nodes`
+	// (filled in) would take it: the queue reserves them (orrery-hold).
+	bool held = false;
 };
 
 }  // namespace sim

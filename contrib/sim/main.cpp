@@ -43,7 +43,8 @@ void usage(FILE *f)
 		"                  [--realign-delay S] [--gate-late-tolerance F]\n"
 		"                  [--newcomer-gate with-group|at-start]\n"
 		"                  [--uplink-links K] [--flows N]\n"
-		"                  [--rank-spread N] [--queue slurm|greedy]\n"
+		"                  [--rank-spread N] [--hold COST,SECONDS]\n"
+		"                  [--queue slurm|greedy]\n"
 		"                  [--slurm-conf FILE] [--scheduler-parameters LIST]\n"
 		"                  [--time-limit-factor F]\n"
 		"                  [--topology FILE [--orrery-conf FILE] [--sacct FILE]\n"
@@ -53,7 +54,9 @@ void usage(FILE *f)
 		"                  [--out DIR] [--threads N] [--quiet] [--no-fast-forward]\n"
 		"                  [--list-models]\n"
 		"policies: %s (default: all);\n"
-		"  references: bound, default-bound (perfect interleaving)\n", kAllPolicies);
+		"  references: bound, default-bound (perfect interleaving);\n"
+		"  variant: orrery-hold (orrery, and a job waits while its placement\n"
+		"  is predicted to add more than COST of slowdown, up to SECONDS)\n", kAllPolicies);
 }
 
 double num(const char *s, const char *opt)
@@ -83,7 +86,8 @@ std::vector<std::string> split(const std::string &s)
 
 std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
 				    const orrery_topology_t *t,
-				    const ProfileTable &pt, uint64_t seed, int rank_spread)
+				    const ProfileTable &pt, uint64_t seed, int rank_spread,
+				    const HoldRule &hold)
 {
 	if (name == "default")
 		return make_default_policy(f);
@@ -103,8 +107,11 @@ std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
 		return make_bound_policy(t, f, pt, rank_spread);
 	if (name == "default-bound")
 		return make_default_bound_policy(f);
+	if (name == "orrery-hold")
+		return make_hold_policy(t, f, pt, hold, rank_spread);
 	throw std::runtime_error("unknown policy '" + name + "' (" +
-				 kAllPolicies + ", or the references bound, default-bound)");
+				 kAllPolicies + ", the references bound, default-bound, "
+				 "or the variant orrery-hold)");
 }
 
 int run(int argc, char **argv)
@@ -118,6 +125,7 @@ int run(int argc, char **argv)
 	double os_leaf = -1, os_pod = -1, realign_delay = 5, gate_tol = 0;
 	bool newcomer_with_group = true;
 	int rank_spread = -1;  // -1: orrery.conf's, else liborrery's default
+	HoldRule hold;
 	long leaves = -1, per_leaf = -1, node_link = -1, uplink_links = -1, flows = -1;
 	std::string sizes, models, site_topo, site_conf, sacct, def_profile;
 	std::vector<std::pair<std::string, std::string>> fidelity;
@@ -128,7 +136,7 @@ int run(int argc, char **argv)
 	double tl_factor = -1;
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
 	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD, O_NOFF,
-	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR, O_GATETOL, O_NEWCOMER };
+	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR, O_GATETOL, O_NEWCOMER, O_HOLD };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -151,6 +159,7 @@ int run(int argc, char **argv)
 		{"gate-late-tolerance", required_argument, nullptr, O_GATETOL},
 		{"newcomer-gate", required_argument, nullptr, O_NEWCOMER},
 		{"rank-spread", required_argument, nullptr, O_RSPREAD},
+		{"hold", required_argument, nullptr, O_HOLD},
 		{"leaves", required_argument, nullptr, O_LEAVES},
 		{"nodes-per-leaf", required_argument, nullptr, O_PERLEAF},
 		{"node-link-mbps", required_argument, nullptr, O_NLINK},
@@ -221,6 +230,20 @@ int run(int argc, char **argv)
 							 std::to_string(ORRERY_RANK_SPREAD_MAX) +
 							 " (0: locality first)");
 			rank_spread = (int)v;
+			break;
+		}
+		case O_HOLD: {
+			// COST,SECONDS: orrery-hold's rule (orrery_placement_hold).
+			const char *comma = strchr(optarg, ',');
+			if (!comma)
+				throw std::runtime_error(std::string("--hold '") + optarg +
+							 "': expected COST,SECONDS (e.g. 1.5,3600)");
+			std::string c(optarg, (size_t)(comma - optarg));
+			hold.cost = num(c.c_str(), "--hold COST");
+			hold.max_s = num(comma + 1, "--hold SECONDS");
+			if (!(hold.cost > 0) || !(hold.max_s >= 0))
+				throw std::runtime_error(std::string("--hold '") + optarg +
+							 "': COST above 0, SECONDS 0 or more (0: never hold)");
 			break;
 		}
 		case O_LEAVES: leaves = (long)num(optarg, "--leaves"); break;
@@ -381,7 +404,8 @@ int run(int argc, char **argv)
 			for (const Skipped &k : h.skipped)
 				std::printf("skipped: %s:%zu: job %s: %s\n", file.c_str(),
 					    k.line, k.job_id.c_str(), k.reason.c_str());
-			auto pol = make_policy(pname, fabric, topo.get(), profiles, seed0, rank_spread);
+			auto pol = make_policy(pname, fabric, topo.get(), profiles, seed0, rank_spread,
+					       hold);
 			Fidelity f = placement_fidelity(pname, *pol, topo.get(), h, file, stdout);
 			line += (i ? ", " : " ") + pname + " " + std::to_string(f.matched) +
 				"/" + std::to_string(f.total);
@@ -391,7 +415,7 @@ int run(int argc, char **argv)
 	}
 	std::vector<std::string> policies = split(policies_s);
 	for (const std::string &p : policies)
-		make_policy(p, fabric, topo.get(), profiles, 0, rank_spread);  // validates names
+		make_policy(p, fabric, topo.get(), profiles, 0, rank_spread, hold);  // validates names
 
 	// One workload per seed (a given trace: the same for every seed; the
 	// seed then only changes the random policy).
@@ -481,7 +505,7 @@ int run(int argc, char **argv)
 			const Task &t = tasks[i];
 			try {
 				auto pol = make_policy(policies[t.p], fabric, topo.get(),
-						       profiles, seed_list[t.k], rank_spread);
+						       profiles, seed_list[t.k], rank_spread, hold);
 				EngineOptions eo;
 				eo.progress = !quiet;
 				eo.realign_delay = realign_delay;

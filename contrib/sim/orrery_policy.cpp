@@ -23,10 +23,13 @@ namespace {
 class OrreryPolicy : public Policy {
 public:
 	OrreryPolicy(const orrery_topology_t *t, const Fabric &f,
-		     const ProfileTable &pt, OrreryKind kind, int rank_spread)
+		     const ProfileTable &pt, OrreryKind kind, int rank_spread,
+		     const HoldRule &hold = HoldRule{})
 		: fabric_(f), below_(f.nodes_below()), profiles_(pt),
-		  shifts_(kind == OrreryKind::Full || kind == OrreryKind::Cassini),
-		  cassini_(kind == OrreryKind::Cassini), bound_(kind == OrreryKind::Bound)
+		  shifts_(kind == OrreryKind::Full || kind == OrreryKind::Cassini ||
+			  kind == OrreryKind::Hold),
+		  cassini_(kind == OrreryKind::Cassini), bound_(kind == OrreryKind::Bound),
+		  hold_(kind == OrreryKind::Hold), rule_(hold)
 	{
 		orrery_error_t err{};
 		orrery_cluster_opts_t o;
@@ -45,11 +48,12 @@ public:
 	}
 	const char *name() const override
 	{
-		return cassini_ ? "cassini" : shifts_ ? "orrery" : bound_ ? "bound" : "orrery-place";
+		return cassini_ ? "cassini" : hold_ ? "orrery-hold" : shifts_ ? "orrery"
+		       : bound_ ? "bound" : "orrery-place";
 	}
 	bool smooth() const override { return bound_; }
 
-	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
+	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double now,
 		   Placement &out) override
 	{
 		if (job.pattern.phases.empty()) {
@@ -92,6 +96,14 @@ public:
 			size_t k = orrery_placement_nodes(pl, best, out.nodes.data(),
 							  job.nodes);
 			out.nodes.resize(k);
+			// `now' is the start being planned (a backfill slice may
+			// lie ahead): the wait the job would have had by then.
+			if (hold_ && orrery_placement_hold(pl, best, rule_.cost,
+							   now - job.arrival, rule_.max_s)) {
+				out.held = true;
+				orrery_placement_free(pl);
+				return false;
+			}
 			const orrery_eval_t *e = orrery_placement_eval(pl, best);
 			shift_us_ = orrery_eval_shift_us(e);
 			period_us_ = orrery_eval_period_us(e);
@@ -249,6 +261,8 @@ private:
 	bool shifts_;
 	bool cassini_;
 	bool bound_;   // orrery-place's placement, perfect interleaving
+	bool hold_;    // orrery-hold
+	HoldRule rule_;
 	orrery_cluster_t *c_ = nullptr;
 	int64_t shift_us_ = 0, period_us_ = 0;
 	orrery_division_t *div_ = nullptr;   // the link groups as last solved
@@ -282,6 +296,15 @@ std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
 					    const ProfileTable &profiles)
 {
 	return std::make_unique<OrreryPolicy>(t, f, profiles, OrreryKind::Cassini, 0);
+}
+
+std::unique_ptr<Policy> make_hold_policy(const orrery_topology_t *t,
+					 const Fabric &f,
+					 const ProfileTable &profiles,
+					 const HoldRule &rule, int rank_spread)
+{
+	return std::make_unique<OrreryPolicy>(t, f, profiles, OrreryKind::Hold,
+					      rank_spread, rule);
 }
 
 }  // namespace sim

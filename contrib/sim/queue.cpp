@@ -362,10 +362,20 @@ void JobQueue::backfill(double now, const std::vector<uint8_t> &free)
 			if (count < job.nodes)
 				continue;
 			pl = Placement{};
-			if (place_(j, avail, t, pl)) {
+			if (place_(j, avail, t, pl) || pl.held) {
 				found = true;
 				break;
 			}
+		}
+		if (found && pl.held) {
+			// Refused although it fits (orrery-hold): Slurm's
+			// will_run planned it here, the start failed, and
+			// backfill reserves these nodes for it ("planned start
+			// failed": backfill.c drops through to the reservation).
+			hold(pl.nodes, t, t + len);
+			reservations_++;
+			recheck(now + opt_.bf_interval);
+			continue;
 		}
 		if (!found) {
 			recheck(now + opt_.bf_interval);  // the window moves on

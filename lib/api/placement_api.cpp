@@ -136,6 +136,16 @@ double orrery_placement_cost(const orrery_placement_t *p, size_t i)
 	return p->p.ranked[i].cost;
 }
 
+int orrery_placement_hold(const orrery_placement_t *p, size_t i,
+			  double hold_cost, double waited_s, double hold_max_s)
+{
+	// NaN fails every comparison below: never a hold.
+	if (!p || !(hold_cost > 0) || !(hold_max_s > 0) || !(waited_s < hold_max_s))
+		return 0;
+	const double cost = orrery_placement_cost(p, i);
+	return cost >= 0 && cost > hold_cost ? 1 : 0;
+}
+
 void orrery_placement_free(orrery_placement_t *p) { delete p; }
 
 int orrery_cluster_solve(orrery_cluster_t *c, int apply, orrery_solve_t **out,

@@ -214,12 +214,64 @@ static void test_newcomer_with_group(void **state)
 		assert_true(res[i].finish < early[i].finish);
 }
 
+// Admission (orrery-hold): jobs 1 and 2 are pinned across the leaves
+// (nodes 0+3, 1+4) and rotate apart; job 3 can only take nodes 2+5, on the
+// same uplinks, which would time-divide all three (each 1.5x slower: a
+// predicted cost of 4.5 - 2 - 1 = 1.5).  With a hold cost of 1.0 job 3
+// waits for them to end (20 s), and they run at their isolated speed;
+// plain orrery starts it at once, all three on the 150 ms common period.
+// With a 40 s limit and jobs 1 and 2 running 100 s, job 3 starts once its
+// hold has run out (the next backfill pass), before they end.
+static std::vector<JobResult> run_queue(Setup &s, std::vector<JobSpec> jobs,
+					std::unique_ptr<Policy> pol)
+{
+	EngineOptions o;
+	o.queue.kind = QueueOptions::Kind::Slurm;
+	Engine e(s.fabric, *pol, o);
+	SimStats st;
+	return e.run(std::move(jobs), st);
+}
+
+static void test_hold(void **state)
+{
+	(void)state;
+	Setup s;
+	auto jobs = [&](uint64_t n) {
+		std::vector<JobSpec> v = {s.job(1, n), s.job(2, n), s.job(3, 100)};
+		v[0].at = {0, 3};
+		v[1].at = {1, 4};
+		return v;
+	};
+	auto held = run_queue(s, jobs(200),
+			      make_hold_policy(s.topo.get(), s.fabric, s.profiles,
+					       HoldRule{1.0, 60}));
+	for (int i = 0; i < 2; i++) {
+		near_rel(held[i].start, 0, 0, "pinned jobs start at once");
+		near_rel(held[i].run(), 20.0, 0.01, "alone on their rotation");
+	}
+	assert_true(held[2].start >= held[0].finish - 1e-6);
+	near_rel(held[2].slowdown(), 1.0, 0.01, "job 3 after the others: alone");
+
+	auto plain = run_queue(s, jobs(200),
+			       make_orrery_policy(s.topo.get(), s.fabric, s.profiles, true));
+	near_rel(plain[2].start, 0, 0, "orrery starts job 3 at once");
+	assert_true(plain[0].run() > 1.3 * held[0].run());
+
+	auto limit = run_queue(s, jobs(1000),
+			       make_hold_policy(s.topo.get(), s.fabric, s.profiles,
+						HoldRule{1.0, 40}));
+	print_message("hold: job 3 starts at %.2f s (others end %.2f s); limited: %.2f s (others end %.2f s); plain orrery run %.2f s against %.2f s\n", held[2].start, held[0].finish, limit[2].start, limit[0].finish, plain[0].run(), held[0].run());
+	assert_true(limit[2].start >= 40.0);
+	assert_true(limit[2].start < limit[0].finish);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time_division),
 		cmocka_unit_test(test_realign_after_leave),
 		cmocka_unit_test(test_newcomer_with_group),
+		cmocka_unit_test(test_hold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

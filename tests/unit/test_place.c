@@ -537,6 +537,46 @@ static void test_locality_first(void **state)
 	orrery_cluster_free(c);
 }
 
+/* Admission: test_locality_first's contended first candidate is held
+ * while its predicted cost is above the threshold and the job has waited
+ * less than the limit; never for a candidate whose cost was not predicted,
+ * nor with the rule off. */
+static void test_hold(void **state)
+{
+	orrery_cluster_t *c = pods(0);
+	orrery_error_t err;
+	uint32_t x[] = {12, 16};
+	add(c, 9, x, 2, HEAVY, 0);
+
+	orrery_profile_t *b = profile(HALF);
+	orrery_placement_t *p = NULL;
+	uint8_t f[24];
+	uint32_t busy[] = {0, 1, 4, 5, 8, 9, 12, 16, 20, 21, 22, 23};
+	mark_busy(f, 24, busy, 12);
+	assert_int_equal(orrery_cluster_place(c, f, 5, b, &p, &err), ORRERY_OK);
+	double cost = orrery_placement_cost(p, 0);
+	assert_true(cost > 0.5);
+	/* Below the cost: held until the limit, then placed. */
+	assert_int_equal(orrery_placement_hold(p, 0, cost / 2, 0, 3600), 1);
+	assert_int_equal(orrery_placement_hold(p, 0, cost / 2, 3599, 3600), 1);
+	assert_int_equal(orrery_placement_hold(p, 0, cost / 2, 3600, 3600), 0);
+	/* At or above the cost: placed. */
+	assert_int_equal(orrery_placement_hold(p, 0, cost, 0, 3600), 0);
+	assert_int_equal(orrery_placement_hold(p, 0, cost * 2, 0, 3600), 0);
+	/* Not predicted (the wider candidate), off, bad input: placed. */
+	assert_true(orrery_placement_cost(p, 1) < 0);
+	assert_int_equal(orrery_placement_hold(p, 1, 0.01, 0, 3600), 0);
+	assert_int_equal(orrery_placement_hold(p, 0, cost / 2, 0, 0), 0);
+	assert_int_equal(orrery_placement_hold(p, 0, 0, 0, 3600), 0);
+	assert_int_equal(orrery_placement_hold(p, 0, NAN, 0, 3600), 0);
+	assert_int_equal(orrery_placement_hold(p, 0, cost / 2, NAN, 3600), 0);
+	assert_int_equal(orrery_placement_hold(p, 7, cost / 2, 0, 3600), 0);
+	assert_int_equal(orrery_placement_hold(NULL, 0, cost / 2, 0, 3600), 0);
+	orrery_placement_free(p);
+	orrery_profile_free(b);
+	orrery_cluster_free(c);
+}
+
 /* pods()'s free nodes of test_locality_first, a 50 %-duty 5-node job
  * placed: two candidates (pod2's 2 leaves, pod1's 3). */
 static orrery_placement_t *place_five(orrery_cluster_t *c)
@@ -913,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_prediction_ranks_same_locality),
 		cmocka_unit_test(test_ranking_keeps_leaves_whole),
 		cmocka_unit_test(test_spread_range),
+		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_ties_go_to_best_fit),
 		cmocka_unit_test(test_solve_chain),
 		cmocka_unit_test(test_solve_loop),
