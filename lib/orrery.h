@@ -548,6 +548,10 @@ void orrery_placement_free(orrery_placement_t *p);
 #define ORRERY_HOLD_MAX_S_DEFAULT 3600.0
 int orrery_placement_hold(const orrery_placement_t *p, size_t i,
 			  double hold_cost, double waited_s, double hold_max_s);
+/* The same rule on a cost the caller kept (select/orrery caches its
+ * rankings' costs, not the placements). */
+int orrery_hold_decide(double cost, double hold_cost, double waited_s,
+		       double hold_max_s);
 
 /* Re-solve every running job's shift from scratch (offline planning, the
  * query tool): best rotations per link, then a breadth-first traversal of

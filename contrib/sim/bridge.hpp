@@ -86,7 +86,8 @@ std::unique_ptr<Policy> make_bound_policy(const orrery_topology_t *t,
 // add more than hold_cost of slowdown waits (orrery_placement_hold) until
 // hold_max_s after its arrival; the queue then reserves the nodes it
 // would have taken, as Slurm's backfill does with a planned start that
-// failed.  select/orrery does not hold yet (doc/benchmark-report.md).
+// failed.  select/orrery applies the same rule when orrery.conf sets
+// hold= (off by default).
 struct HoldRule {
 	double cost = ORRERY_HOLD_COST_DEFAULT;
 	double max_s = ORRERY_HOLD_MAX_S_DEFAULT;

@@ -136,14 +136,22 @@ double orrery_placement_cost(const orrery_placement_t *p, size_t i)
 	return p->p.ranked[i].cost;
 }
 
+int orrery_hold_decide(double cost, double hold_cost, double waited_s,
+		       double hold_max_s)
+{
+	// NaN fails every comparison: never a hold.
+	if (!(hold_cost > 0) || !(hold_max_s > 0) || !(waited_s < hold_max_s))
+		return 0;
+	return cost >= 0 && cost > hold_cost ? 1 : 0;
+}
+
 int orrery_placement_hold(const orrery_placement_t *p, size_t i,
 			  double hold_cost, double waited_s, double hold_max_s)
 {
-	// NaN fails every comparison below: never a hold.
-	if (!p || !(hold_cost > 0) || !(hold_max_s > 0) || !(waited_s < hold_max_s))
+	if (!p)
 		return 0;
-	const double cost = orrery_placement_cost(p, i);
-	return cost >= 0 && cost > hold_cost ? 1 : 0;
+	return orrery_hold_decide(orrery_placement_cost(p, i), hold_cost, waited_s,
+				  hold_max_s);
 }
 
 void orrery_placement_free(orrery_placement_t *p) { delete p; }

@@ -302,6 +302,46 @@ else
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	sp_wait_for 20 all_idle
 
+	# ---------------------------------------------------------- hold
+	# orrery.conf hold=COST,SECONDS: A (o1+o5) and B (o2+o6) cross both
+	# leaf uplinks and rotate apart; o3 and o7 are taken by one-node
+	# jobs, so C (2 whole nodes) can only start on o4+o8, across the same
+	# uplinks: three 50 %-duty jobs on 100 Gb/s, a predicted cost of
+	# about 1.5 jobs.  Held at 0.5 while A runs; it starts when A ends.
+	sed -i 's/^\[orrery\]$/[orrery]\nhold=0.5,600/' "$BASE/etc/orrery.conf"
+	t scontrol reconfigure
+	sleep 1
+	check "hold: slurmctld logged hold=0.5,600" \
+		bash -c "grep 'select/orrery: mode=enforce candidates=16 rank_spread=0 hold=' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'hold=0.5,600'"
+	ha=$(t sbatch --parsable -w o1,o5 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
+	hb=$(t sbatch --parsable -w o2,o6 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
+	hf=()
+	for n in 3 7; do
+		hf+=("$(t sbatch --parsable -w o$n -N1 -n1 -c2 -o /dev/null --wrap 'sleep 120')")
+	done
+	for j in "$ha" "$hb" "${hf[@]}"; do wait_running "$j"; done
+	hc=$(t sbatch --parsable -N2 -n2 -c2 -o /dev/null --wrap 'sleep 5')
+	sp_wait_for 10 grep -q "select/orrery: JobId=$hc held: " "$BASE/log/slurmctld.log"
+	check "hold: C is held, the reason logged once ($(grep -o "select/orrery: JobId=$hc held: .*" "$BASE/log/slurmctld.log" | head -n1))" \
+		test "$(grep -c "select/orrery: JobId=$hc held: its placement would add [0-9.]* jobs of slowdown (hold=0.5,600); waiting up to [0-9]*s more" "$BASE/log/slurmctld.log")" -eq 1
+	sleep 3
+	check "hold: C still pending while A and B run ($(t squeue -h -j "$hc" -o '%T %r'))" \
+		test "$(t squeue -h -j "$hc" -o %T)" = PENDING
+	t scancel "$ha"
+	ok_c=false
+	for _ in $(seq 150); do
+		s=$(t squeue -h -j "$hc" -o %T)
+		[ "$s" = RUNNING ] || [ "$s" = COMPLETING ] || [ -z "$s" ] && { ok_c=true; break; }
+		sleep 0.2
+	done
+	check "hold: C starts once A has ended ($(field "$hc" NodeList))" $ok_c
+	check "hold: slurmctld alive" kill -0 $CTLD
+	t scancel "$hb" "${hf[@]}" "$hc"
+	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
+	write_good_conf
+	t scontrol reconfigure
+	sleep 1
+
 	# ---------------------------------------------------------- GPUs
 	# GRES are cons_tres's business: orrery narrows the node bitmap only.
 	# Total GPUs of a job from `scontrol show job -d' (Nodes=... GRES=gpu:N(...)).

@@ -28,6 +28,7 @@ static void test_defaults_from_empty_file(void **state)
 	assert_int_equal(c.mode, ORRERY_MODE_ENFORCE);
 	assert_int_equal(c.candidates, 64);
 	assert_int_equal(c.rank_spread, 0);
+	assert_int_equal(c.hold_max_s, 0);	/* hold=off */
 	assert_null(c.default_profile);
 	assert_int_equal(c.linkspeed_unit_mbps, 1000);
 	assert_int_equal(c.node_link_mbps, 0);
@@ -43,6 +44,7 @@ static void test_full_file(void **state)
 		"mode=advise\n"
 		"candidates=16\n"
 		"rank_spread=2\n"
+		"hold=1.5,3600\n"
 		"default_profile=resnet50\n"
 		"debug=1\n"
 		"node_link=100Gbps\n"
@@ -61,6 +63,8 @@ static void test_full_file(void **state)
 	assert_int_equal(c.mode, ORRERY_MODE_ADVISE);
 	assert_int_equal(c.candidates, 16);
 	assert_int_equal(c.rank_spread, 2);
+	assert_true(c.hold_cost == 1.5);
+	assert_int_equal(c.hold_max_s, 3600);
 	assert_string_equal(c.default_profile, "resnet50");
 	assert_int_equal(c.debug, 1);
 	assert_int_equal(c.node_link_mbps, 100000);
@@ -159,6 +163,16 @@ static void test_bad_files_name_the_problem(void **state)
 		{ "[orrery]\nrank_spread=-1\n", "rank_spread=-1: expected an integer 0..4" },
 		{ "[orrery]\nrank_spread=one\n", "rank_spread=one: expected" },
 		{ "[orrery]\nrank_spread=\n", "rank_spread=: expected" },
+		{ "[orrery]\nhold=on\n", "hold=on: expected off, or COST,SECONDS" },
+		{ "[orrery]\nhold=1.5\n", "hold=1.5: expected off, or COST,SECONDS" },
+		{ "[orrery]\nhold=0,3600\n", "hold=0,3600: expected" },
+		{ "[orrery]\nhold=-1,3600\n", "hold=-1,3600: expected" },
+		{ "[orrery]\nhold=nan,3600\n", "hold=nan,3600: expected" },
+		{ "[orrery]\nhold=1000,3600\n", "hold=1000,3600: expected" },
+		{ "[orrery]\nhold=1.5,0\n", "hold=1.5,0: expected" },
+		{ "[orrery]\nhold=1.5,1h\n", "hold=1.5,1h: expected" },
+		{ "[orrery]\nhold=,3600\n", "hold=,3600: expected" },
+		{ "[orrery]\nhold=1.5,604801\n", "SECONDS 1..604800" },
 		/* One integer rule for every integer key: digits only. */
 		{ "[orrery]\ncandidates=+8\n", "candidates=+8: expected an integer 1..4096" },
 		{ "[orrery]\ncandidates=-1\n", "candidates=-1: expected" },

@@ -572,6 +572,10 @@ static void test_hold(void **state)
 	assert_int_equal(orrery_placement_hold(p, 0, cost / 2, NAN, 3600), 0);
 	assert_int_equal(orrery_placement_hold(p, 7, cost / 2, 0, 3600), 0);
 	assert_int_equal(orrery_placement_hold(NULL, 0, cost / 2, 0, 3600), 0);
+	/* The rule on a kept cost is the same rule. */
+	assert_int_equal(orrery_hold_decide(cost, cost / 2, 0, 3600), 1);
+	assert_int_equal(orrery_hold_decide(-1, cost / 2, 0, 3600), 0);
+	assert_int_equal(orrery_hold_decide(NAN, cost / 2, 0, 3600), 0);
 	orrery_placement_free(p);
 	orrery_profile_free(b);
 	orrery_cluster_free(c);

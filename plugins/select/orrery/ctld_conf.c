@@ -90,9 +90,14 @@ void orr_load_conf_locked(void)
 			info("select/orrery: %s", err);
 		orr_conf_ok = true;
 		check_default_profile_locked(path);
-		info("select/orrery: mode=%s candidates=%u rank_spread=%u%s%s",
+		char hold[48] = "off";
+
+		if (orr_ocnf.hold_max_s)
+			snprintf(hold, sizeof(hold), "%g,%u", orr_ocnf.hold_cost,
+				 orr_ocnf.hold_max_s);
+		info("select/orrery: mode=%s candidates=%u rank_spread=%u hold=%s%s%s",
 		     orrery_mode_name(orr_ocnf.mode), orr_ocnf.candidates,
-		     orr_ocnf.rank_spread,
+		     orr_ocnf.rank_spread, hold,
 		     orr_ocnf.default_profile ? " default_profile=" : "",
 		     orr_ocnf.default_profile ? orr_ocnf.default_profile : "");
 	}

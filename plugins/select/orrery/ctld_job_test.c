@@ -11,10 +11,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "slurm/slurm.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/bitstring.h"
+#include "src/common/job_resources.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
@@ -188,10 +190,40 @@ static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
 }
 
 /*
+ * Admission (orrery.conf hold=COST,SECONDS; orrery-score(7), HOLDING A
+ * JOB): the candidate to be tried first is predicted to add more than
+ * COST jobs of slowdown and the job became eligible less than SECONDS
+ * ago: it waits, as a job cons_tres cannot place now does.  One log line
+ * per job each time it starts waiting; its record's fallback is "held"
+ * while it does (cleared when orrery places it).
+ */
+static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
+{
+	job_details_t *d = job_ptr->details;
+	time_t now = time(NULL), since;
+	double cost;
+
+	if (!orr_ocnf.hold_max_s || first >= e->n_cand || !d)
+		return false;
+	since = d->begin_time > d->submit_time ? d->begin_time : d->submit_time;
+	cost = e->cand[first].cost;
+	if (!orrery_hold_decide(cost, orr_ocnf.hold_cost, difftime(now, since),
+				orr_ocnf.hold_max_s))
+		return false;
+	if (strcmp(e->fallback, "held")) {
+		snprintf(e->fallback, sizeof(e->fallback), "held");
+		info("select/orrery: %pJ held: its placement would add %.2f jobs of slowdown (hold=%g,%u); waiting up to %lds more",
+		     job_ptr, cost, orr_ocnf.hold_cost, orr_ocnf.hold_max_s,
+		     (long) (orr_ocnf.hold_max_s - difftime(now, since)));
+	}
+	return true;
+}
+
+/*
  * Rank (or reuse the ranking of) the job among a->bitmap; with narrow,
  * try the candidates: SLURM_SUCCESS with a->bitmap narrowed, or
  * SLURM_ERROR when cons_tres took none (*tries: how many it was
- * offered).  The ranking is reused while its
+ * offered), ESLURM_NODES_BUSY when the job is held (hold_locked).  The ranking is reused while its
  * key holds (same state version, bitmap, request); so is what cons_tres
  * answered: candidates it refused under that key are not offered again.
  * `answer': the nodes cons_tres just chose on the full set; candidates
@@ -244,6 +276,10 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow,
 	}
 	orr_stats.placements++;
 	first = e->outcome == ORR_OUTCOME_UNKNOWN ? 0 : (size_t) e->outcome;
+	if (narrow && hold_locked(job_ptr, e, first)) {
+		rc = ESLURM_NODES_BUSY;
+		goto out;
+	}
 	for (size_t c = narrow ? first : 0; c < e->n_cand; c++) {
 		bitstr_t *try = bit_alloc(bit_size(a->bitmap));
 		bool kept;
@@ -346,6 +382,11 @@ static int narrow_locked(orrery_job_test_args_t *a)
 	slurm_mutex_unlock(&orr_ctld_lock);
 	if (rc == SLURM_SUCCESS)
 		goto out;
+	if (rc == ESLURM_NODES_BUSY) {
+		/* Held: leave the job as a failed cons_tres test leaves it. */
+		free_job_resources(&a->job_ptr->job_resrcs);
+		goto out;
+	}
 	if (!tries) {	/* nothing ran since the full answer: it stands */
 		bit_copybits(a->bitmap, full);
 		rc = SLURM_SUCCESS;

@@ -195,6 +195,32 @@ static int parse_uint(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
+/* hold=off, or hold=COST,SECONDS: COST a decimal in (0, 100], SECONDS an
+ * integer 1..ORRERY_CONF_MAX_HOLD_S. */
+static int parse_hold(const char *v, double *cost, uint32_t *max_s)
+{
+	const char *comma = strchr(v, ',');
+	g_autofree char *c = NULL;
+	char *end;
+	double x;
+
+	if (!strcmp(v, "off")) {
+		*cost = 0;
+		*max_s = 0;
+		return 0;
+	}
+	if (!comma || comma == v)
+		return -1;
+	c = g_strndup(v, (gsize) (comma - v));
+	errno = 0;
+	x = g_ascii_strtod(c, &end);
+	if (*end || errno || !(x > 0) || x > ORRERY_CONF_MAX_HOLD_COST ||
+	    parse_uint(comma + 1, 1, ORRERY_CONF_MAX_HOLD_S, max_s))
+		return -1;
+	*cost = x;
+	return 0;
+}
+
 static int get_rate(GKeyFile *kf, const char *name, const char *group,
 		    const char *key, uint64_t *out, char *err, size_t errlen)
 {
@@ -246,6 +272,12 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 				set_err(err, errlen,
 					"%s: [orrery] rank_spread=%s: expected an integer 0..%d (extra leaf switches or levels a profiled job may be spread to; 0: locality first)",
 					name, v, ORRERY_CONF_MAX_RANK_SPREAD);
+		} else if (!strcmp(k, "hold")) {
+			if (parse_hold(v, &c->hold_cost, &c->hold_max_s))
+				set_err(err, errlen,
+					"%s: [orrery] hold=%s: expected off, or COST,SECONDS (COST a number above 0 up to %g: jobs' worth of predicted slowdown a placement may add; SECONDS 1..%d: the longest a job waits), e.g. hold=1.5,3600",
+					name, v, ORRERY_CONF_MAX_HOLD_COST,
+					ORRERY_CONF_MAX_HOLD_S);
 		} else if (!strcmp(k, "default_profile")) {
 			free(c->default_profile);
 			c->default_profile = NULL;
@@ -284,7 +316,7 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 					name, v, ORRERY_CONF_MAX_FLOWS);
 		} else {
 			set_err(err, errlen,
-				"%s: [orrery] unknown key '%s' (known: mode, candidates, rank_spread, default_profile, debug, channel_lead_ms, node_link, linkspeed_unit, flows)",
+				"%s: [orrery] unknown key '%s' (known: mode, candidates, rank_spread, hold, default_profile, debug, channel_lead_ms, node_link, linkspeed_unit, flows)",
 				name, k);
 		}
 	}

@@ -19,6 +19,8 @@
 #define ORRERY_CONF_DEFAULT_CHANNEL_LEAD_MS 2000
 #define ORRERY_CONF_MAX_RANK_SPREAD 4		/* = ORRERY_RANK_SPREAD_MAX */
 #define ORRERY_CONF_DEFAULT_RANK_SPREAD 0	/* = ORRERY_RANK_SPREAD_DEFAULT */
+#define ORRERY_CONF_MAX_HOLD_S   604800	/* hold=COST,SECONDS: a week */
+#define ORRERY_CONF_MAX_HOLD_COST 100.0
 #define ORRERY_CONF_MAX_ERRORS   16		/* reported per load */
 #define ORRERY_CONF_ERR_MAX      (ORRERY_CONF_MAX_ERRORS * 320)
 
@@ -44,6 +46,12 @@ typedef struct orrery_conf {
 	 * job may be spread to when that is predicted to pay; 0: locality
 	 * first, always (doc/orrery.conf.5). */
 	uint32_t rank_spread;
+	/* Admission (hold=COST,SECONDS; doc/orrery.conf.5): a profiled job
+	 * whose placement is predicted to add more than hold_cost jobs of
+	 * slowdown waits, up to hold_max_s after it became eligible; 0:
+	 * never (hold=off, the default). */
+	double hold_cost;
+	uint32_t hold_max_s;
 	char *default_profile;		/* NULL: jobs without one untouched */
 	int debug;
 	/* Live channel (select-orrery(8), CHANNEL): how far ahead of now a
