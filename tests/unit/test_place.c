@@ -537,6 +537,22 @@ static void test_locality_first(void **state)
 	orrery_cluster_free(c);
 }
 
+/* pods()'s free nodes of test_locality_first, a 50 %-duty 5-node job
+ * placed: two candidates (pod2's 2 leaves, pod1's 3). */
+static orrery_placement_t *place_five(orrery_cluster_t *c)
+{
+	orrery_profile_t *b = profile(HALF);
+	orrery_placement_t *p = NULL;
+	orrery_error_t err;
+	uint8_t f[24];
+	uint32_t busy[] = {0, 1, 4, 5, 8, 9, 12, 16, 20, 21, 22, 23};
+	mark_busy(f, 24, busy, 12);
+	assert_int_equal(orrery_cluster_place(c, f, 5, b, &p, &err), ORRERY_OK);
+	assert_int_equal(orrery_placement_count(p), 2);
+	orrery_profile_free(b);
+	return p;
+}
+
 /* Admission: test_locality_first's contended first candidate is held
  * while its predicted cost is above the threshold and the job has waited
  * less than the limit; never for a candidate whose cost was not predicted,
@@ -544,16 +560,9 @@ static void test_locality_first(void **state)
 static void test_hold(void **state)
 {
 	orrery_cluster_t *c = pods(0);
-	orrery_error_t err;
 	uint32_t x[] = {12, 16};
 	add(c, 9, x, 2, HEAVY, 0);
-
-	orrery_profile_t *b = profile(HALF);
-	orrery_placement_t *p = NULL;
-	uint8_t f[24];
-	uint32_t busy[] = {0, 1, 4, 5, 8, 9, 12, 16, 20, 21, 22, 23};
-	mark_busy(f, 24, busy, 12);
-	assert_int_equal(orrery_cluster_place(c, f, 5, b, &p, &err), ORRERY_OK);
+	orrery_placement_t *p = place_five(c);
 	double cost = orrery_placement_cost(p, 0);
 	assert_true(cost > 0.5);
 	/* Below the cost: held until the limit, then placed. */
@@ -577,24 +586,7 @@ static void test_hold(void **state)
 	assert_int_equal(orrery_hold_decide(-1, cost / 2, 0, 3600), 0);
 	assert_int_equal(orrery_hold_decide(NAN, cost / 2, 0, 3600), 0);
 	orrery_placement_free(p);
-	orrery_profile_free(b);
 	orrery_cluster_free(c);
-}
-
-/* pods()'s free nodes of test_locality_first, a 50 %-duty 5-node job
- * placed: two candidates (pod2's 2 leaves, pod1's 3). */
-static orrery_placement_t *place_five(orrery_cluster_t *c)
-{
-	orrery_profile_t *b = profile(HALF);
-	orrery_placement_t *p = NULL;
-	orrery_error_t err;
-	uint8_t f[24];
-	uint32_t busy[] = {0, 1, 4, 5, 8, 9, 12, 16, 20, 21, 22, 23};
-	mark_busy(f, 24, busy, 12);
-	assert_int_equal(orrery_cluster_place(c, f, 5, b, &p, &err), ORRERY_OK);
-	assert_int_equal(orrery_placement_count(p), 2);
-	orrery_profile_free(b);
-	return p;
 }
 
 /* The same cluster, rank_spread 1: pod2's 2-leaf candidate crosses job X's
