@@ -66,17 +66,18 @@ static GOptionEntry entries[] = {
 enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
        C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
        C_PATTERN, C_REQUESTED, C_FALLBACK, C_MISSING, C_REALIGNED,
-       C_LASTGATE, N_COLS };
+       C_LASTGATE, C_HELD, N_COLS };
 static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"JobID", "JobName", "State", "NodeList", "GatePeriod", "Shift",
 	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
 	"XmitWait", "EcnMarked", "CnpHandled", "CnpSent", "Pattern",
-	"Requested", "Fallback", "CtrMissing", "Realigned", "LastGate", NULL
+	"Requested", "Fallback", "CtrMissing", "Realigned", "LastGate", "Held",
+	NULL
 };
 /* The default view's order: what was asked, what orrery did with it,
  * what the network saw; the resolved pattern (long) last. */
 static const int human_order[N_COLS] = {
-	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_PERIOD,
+	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_HELD, C_PERIOD,
 	C_SHIFT, C_REALIGNED, C_LASTGATE, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
 	C_WAIT, C_ECN, C_CNPH, C_CNPS, C_PATTERN,
 };
@@ -184,6 +185,8 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 							 r.from_default ? " (default_profile)" : ""));
 		if (r.fallback)
 			SET(C_FALLBACK, g_strdup(r.fallback));
+		if (r.held_s > 0)
+			SET(C_HELD, g_strdup_printf("%" G_GINT64_FORMAT "s", (gint64) r.held_s));
 		orrery_admin_record_clear(&r);
 	} else if (rc < 0) {
 		SET(C_PATTERN, g_strdup("(malformed ORR1: record)"));

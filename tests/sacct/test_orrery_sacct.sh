@@ -34,15 +34,15 @@ out=$("$tool" --sacct "$fake" --parsable --noheader --orrery-only)
 check "--parsable --noheader --orrery-only" \
 	test "$(printf '%s\n' "$out" | cut -d'|' -f1 | tr '\n' ' ')" = "11 14 19 20 15 16 "
 check "parsable fields (every column, fixed positions)" \
-	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps|-|-|-|-|-' <<<"$out"
+	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps|-|-|-|-|-|-' <<<"$out"
 check "congestion counters summed over nodes; ECN/CNP only where recorded" \
-	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-|-|-|-|-|-' <<<"$out"
+	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-|-|-|-|-|-|-' <<<"$out"
 check "counters without ORR1:, a malformed node record flagged, not summed" \
-	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 check "a node without its counter record is named: lost long after the end" \
-	grep -qx '19|partial|COMPLETED|node\[020-022\]|-|-|-|-|-|2|30|-|-|-|-|-|-|-|-|node021(lost)|-|-' <<<"$out"
+	grep -qx '19|partial|COMPLETED|node\[020-022\]|-|-|-|-|-|2|30|-|-|-|-|-|-|-|-|node021(lost)|-|-|-' <<<"$out"
 check "... and pending right after the end" \
-	grep -qx '20|fresh|COMPLETED|node\[023-024\]|-|-|-|-|-|1|5|-|-|-|-|-|-|-|-|node023(pending)|-|-' <<<"$out"
+	grep -qx '20|fresh|COMPLETED|node\[023-024\]|-|-|-|-|-|1|5|-|-|-|-|-|-|-|-|node023(pending)|-|-|-' <<<"$out"
 
 # The live channel's record: re-alignments and the last gate.
 out=$(FAKE_SACCT_SET=channel "$tool" --sacct "$fake")
@@ -54,6 +54,20 @@ check "channel: re-aligned once onto a common period (time division)" \
 	grep -Eq '^23 +moved2 +COMPLETED +node\[003-004\] +100\.000ms +0\.000ms +1 +150\.000ms\+50\.000ms\(divide\) ' <<<"$out"
 check "channel: a malformed record says bad" \
 	grep -Eq '^22 +tampered +COMPLETED +node005 +- +- +bad ' <<<"$out"
+
+# Admission: how long a job was held before it started.
+out=$(FAKE_SACCT_SET=held "$tool" --sacct "$fake")
+check "held: the Held column after Fallback's place, before GatePeriod" \
+	bash -c "head -n 1 <<<'$out' | grep -Eq '^JobID +JobName +State +NodeList +Held +GatePeriod +Shift '"
+check "held: job 24 waited 95 s" \
+	grep -Eq '^24 +waited +COMPLETED +node\[001-002\] +95s +100\.000ms ' <<<"$out"
+check "held: job 25 never held: a dash" \
+	grep -Eq '^25 +straight +COMPLETED +node\[003-004\] +- +100\.000ms ' <<<"$out"
+check "held: a negative held_s makes the record malformed" \
+	grep -Eq '^26 .*\(malformed ORR1: record\)$' <<<"$out"
+out=$(FAKE_SACCT_SET=held "$tool" --sacct "$fake" --parsable --noheader -o jobid,held)
+check "held: --parsable -o jobid,held" \
+	test "$(printf '%s\n' "$out" | tr '\n' ' ')" = "24|95s 25|- 26|- "
 
 # Records with the request and the fallback reason, no counters anywhere.
 out=$(FAKE_SACCT_SET=nocounters "$tool" --sacct "$fake")

@@ -335,6 +335,11 @@ else
 		sleep 0.2
 	done
 	check "hold: C starts once A has ended ($(field "$hc" NodeList))" $ok_c
+	# Held from its first refusal until it started: at least the 3 s
+	# slept above; its record says so (orrery-sacct's Held column).
+	hs=$(orr "$hc" held_s)
+	check "hold: C's ORR1: record says it was held ${hs:-?} s (at least 3)" \
+		test "${hs:-0}" -ge 3
 	check "hold: slurmctld alive" kill -0 $CTLD
 	t scancel "$hb" "${hf[@]}" "$hc"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done

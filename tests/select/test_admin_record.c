@@ -92,7 +92,7 @@ static void test_parse_round_trips(void **state)
 		.epoch_us = 1764400000000000LL, .score_min = 0.75,
 		.score_mean = 0.875, .links = 2, .profile = prof,
 		.placed = true, .requested = "resnet50",
-		.fallback = "option:spread-job",
+		.fallback = "option:spread-job", .held_s = 42,
 	};
 	orrery_admin_record_t r;
 	char *rec = orrery_admin_record_format(&w);
@@ -109,6 +109,7 @@ static void test_parse_round_trips(void **state)
 	assert_string_equal(r.requested, "resnet50");
 	assert_false(r.from_default);
 	assert_string_equal(r.fallback, "option:spread-job");
+	assert_int_equal(r.held_s, 42);
 	orrery_admin_record_clear(&r);
 	free(rec);
 	free(ac);
@@ -126,6 +127,7 @@ static void test_parse_rejects_and_skips(void **state)
 	assert_int_equal(r.period_us, 0);
 	assert_int_equal(orrery_admin_record_parse("ORR1:links=-3", &r), -1);
 	assert_int_equal(orrery_admin_record_parse("ORR1:noequals", &r), -1);
+	assert_int_equal(orrery_admin_record_parse("ORR1:held_s=-5", &r), -1);
 	/* Unknown keys are skipped (newer writers of version 1). */
 	assert_int_equal(orrery_admin_record_parse(
 		"ORR1:shift_us=7,future=1", &r), 1);
@@ -149,6 +151,7 @@ static void test_fallback_only_record(void **state)
 	char *rec = orrery_admin_record_format(&w);
 
 	assert_null(strstr(rec, "period_us"));
+	assert_null(strstr(rec, "held_s"));	/* never held: no field */
 	assert_null(strchr(rec, ' '));
 	/* the reason is one token of [a-z0-9:_-] */
 	assert_non_null(strstr(rec, ",fallback=conf_error__bad_"));

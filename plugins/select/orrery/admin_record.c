@@ -45,6 +45,8 @@ char *orrery_admin_record_format(const orrery_admin_record_t *r)
 		g_string_append(s, ",requested_from=default");
 	if (*why)
 		g_string_append_printf(s, ",fallback=%s", why);
+	if (r->held_s > 0)
+		g_string_append_printf(s, ",held_s=%" PRId64, r->held_s);
 	{
 		char *out = strdup(s->str);
 
@@ -150,6 +152,8 @@ int orrery_admin_record_parse(const char *admin_comment,
 			}
 			else if (!strcmp(kv[i], "shift_us"))
 				rc = parse_i64(eq, &r->shift_us) ? -1 : 1;
+			else if (!strcmp(kv[i], "held_s"))
+				rc = (parse_i64(eq, &r->held_s) || r->held_s < 0) ? -1 : 1;
 			else if (!strcmp(kv[i], "epoch_us"))
 				rc = parse_i64(eq, &r->epoch_us) ? -1 : 1;
 			else if (!strcmp(kv[i], "score_min"))

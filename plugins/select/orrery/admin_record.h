@@ -24,13 +24,17 @@ typedef struct orrery_admin_record {
 	/* Why orrery did not choose the job's nodes ("conf_error",
 	 * "option:spread-job", ...), NULL or "" when it did. */
 	const char *fallback;
+	/* Seconds admission (orrery.conf hold=) held the job before it
+	 * started; 0: never held. */
+	int64_t held_s;
 	/* false: no placement fields (period_us ... profile): the job got
 	 * no evaluation, only requested and fallback. */
 	bool placed;
 } orrery_admin_record_t;
 
-/* "ORR1:period_us=...,profile_b64=...,requested_b64=...,fallback=..."
- * (no spaces); with !placed "ORR1:requested_b64=...,fallback=...".
+/* "ORR1:period_us=...,profile_b64=...,requested_b64=...,fallback=...,held_s=..."
+ * (no spaces; held_s only when above 0); with !placed
+ * "ORR1:requested_b64=...,fallback=...".
  * A fallback reason holds [a-z0-9:_-] only (others become '_').
  * malloc()ed. */
 char *orrery_admin_record_format(const orrery_admin_record_t *r);

@@ -79,6 +79,17 @@ static char *requested_text(const orr_entry_t *e, const char *spec)
 
 /* A profiled job that orrery could not evaluate: its record says what it
  * asked for and why nothing came of it (orrery-sacct shows both). */
+/* Seconds from the job's first hold (hold=) to its start; 0: not held.
+ * Slurm sets start_time before select_g_job_begin(). */
+static int64_t held_seconds(const job_record_t *job_ptr, const orr_entry_t *e)
+{
+	time_t start = job_ptr->start_time ? job_ptr->start_time : time(NULL);
+
+	if (!e->held_since || start <= e->held_since)
+		return 0;
+	return (int64_t) (start - e->held_since);
+}
+
 static void record_unplaced_locked(job_record_t *job_ptr, const char *spec,
 				   const orr_entry_t *e, const char *why)
 {
@@ -186,8 +197,10 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 			.from_default = spec == orr_ocnf.default_profile,
 			/* set when cons_tres, not orrery, chose the nodes */
 			.fallback = e->fallback,
+			.held_s = held_seconds(job_ptr, e),
 		};
 		rec = orrery_admin_record_format(&r);
+		e->held_since = 0;	/* a requeued job's next wait is its own */
 	}
 	if (rec)
 	admin_comment_set(job_ptr, rec);

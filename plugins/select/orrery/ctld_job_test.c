@@ -195,7 +195,8 @@ static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
  * COST jobs of slowdown and the job became eligible less than SECONDS
  * ago: it waits, as a job cons_tres cannot place now does.  One log line
  * per job each time it starts waiting; its record's fallback is "held"
- * while it does (cleared when orrery places it).
+ * while it does (cleared when orrery places it), and the record it
+ * starts with says for how long (held_s, from the first hold).
  */
 static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
 {
@@ -210,6 +211,8 @@ static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
 	if (!orrery_hold_decide(cost, orr_ocnf.hold_cost, difftime(now, since),
 				orr_ocnf.hold_max_s))
 		return false;
+	if (!e->held_since)
+		e->held_since = now;
 	if (strcmp(e->fallback, "held")) {
 		snprintf(e->fallback, sizeof(e->fallback), "held");
 		info("select/orrery: %pJ held: its placement would add %.2f jobs of slowdown (hold=%g,%u); waiting up to %lds more",

@@ -123,6 +123,7 @@ orr_entry_t *orr_cache_get(orr_cache_t *c, uint32_t job_id, const char *spec,
 		free(e->spec);
 		e->spec = s;
 		e->fallback[0] = '\0';
+		e->held_since = 0;
 		*created = true;
 	}
 	if (!e) {

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Candidates kept per ranking: those handed to cons_tres before the
  * unnarrowed bitmap. */
@@ -58,6 +59,9 @@ typedef struct orr_entry {
 	 * test ("option:contiguous", "candidates_refused", ...; "" when it
 	 * did): kept past the ranking for the job's accounting record. */
 	char fallback[40];
+	/* When admission (hold=) first held the job; 0: not held since it
+	 * last started.  Its ORR1: record carries the wait (held_s). */
+	time_t held_since;
 
 	bool ranked;
 	orr_rank_key_t key;
