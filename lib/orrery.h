@@ -533,19 +533,25 @@ uint32_t orrery_placement_leaf_count(const orrery_placement_t *p, size_t i);
  * its own 1); < 0: not predicted (first candidate on no contended link,
  * not among the predicted few, or too large a group). */
 double orrery_placement_cost(const orrery_placement_t *p, size_t i);
+/* What admission weighs (orrery_placement_hold): the cost less the part
+ * the newcomer would pay on those links alone (its own traffic over an
+ * uplink's capacity, which no neighbour's departure takes back); < 0 when
+ * the cost is not predicted. */
+double orrery_placement_hold_cost(const orrery_placement_t *p, size_t i);
 void orrery_placement_free(orrery_placement_t *p);
 
 /* Admission (doc/orrery-score.7, HOLDING A JOB): 1 when the job had better
  * wait than start on candidate i now: the slowdown that placement is
- * predicted to add (orrery_placement_cost) exceeds hold_cost, and the job
- * has waited less than hold_max_s (seconds since it became eligible).
+ * predicted to add because of its neighbours (orrery_placement_hold_cost)
+ * exceeds hold_cost, and the job has waited less than hold_max_s (seconds
+ * since it became eligible).
  * Contention adds that many jobs' worth of run time for as long as it
  * lasts; waiting costs the job itself one.  0 otherwise: cost not
  * predicted (< 0), hold_max_s <= 0 (off), hold_cost not above 0, or NULL.
  * The defaults are those the simulator measured (orrery-sim(1),
  * orrery-hold). */
-#define ORRERY_HOLD_COST_DEFAULT 1.5
-#define ORRERY_HOLD_MAX_S_DEFAULT 3600.0
+#define ORRERY_HOLD_COST_DEFAULT 1.25
+#define ORRERY_HOLD_MAX_S_DEFAULT 7200.0
 int orrery_placement_hold(const orrery_placement_t *p, size_t i,
 			  double hold_cost, double waited_s, double hold_max_s);
 /* The same rule on a cost the caller kept (select/orrery caches its

@@ -82,8 +82,9 @@ std::unique_ptr<Policy> make_cassini_policy(const orrery_topology_t *t,
 std::unique_ptr<Policy> make_bound_policy(const orrery_topology_t *t,
 					  const Fabric &f,
 					  const ProfileTable &profiles, int rank_spread = -1);
-// orrery-hold: orrery, and a job whose chosen placement is predicted to
-// add more than hold_cost of slowdown waits (orrery_placement_hold) until
+// orrery-hold: orrery, and a job whose chosen placement's neighbours are
+// predicted to add more than hold_cost of slowdown (its own share alone on
+// those links not counted) waits (orrery_placement_hold) until
 // hold_max_s after its arrival; the queue then reserves the nodes it
 // would have taken, as Slurm's backfill does with a planned start that
 // failed.  select/orrery applies the same rule when orrery.conf sets

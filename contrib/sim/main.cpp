@@ -55,8 +55,9 @@ void usage(FILE *f)
 		"                  [--list-models]\n"
 		"policies: %s (default: all);\n"
 		"  references: bound, default-bound (perfect interleaving);\n"
-		"  variant: orrery-hold (orrery, and a job waits while its placement\n"
-		"  is predicted to add more than COST of slowdown, up to SECONDS)\n", kAllPolicies);
+		"  variant: orrery-hold (orrery, and a job waits while its placement's\n"
+		"  neighbours are predicted to add more than COST of slowdown, up to\n"
+		"  SECONDS)\n", kAllPolicies);
 }
 
 double num(const char *s, const char *opt)
@@ -237,7 +238,7 @@ int run(int argc, char **argv)
 			const char *comma = strchr(optarg, ',');
 			if (!comma)
 				throw std::runtime_error(std::string("--hold '") + optarg +
-							 "': expected COST,SECONDS (e.g. 1.5,3600)");
+							 "': expected COST,SECONDS (e.g. 1.25,7200)");
 			std::string c(optarg, (size_t)(comma - optarg));
 			hold.cost = num(c.c_str(), "--hold COST");
 			hold.max_s = num(comma + 1, "--hold SECONDS");

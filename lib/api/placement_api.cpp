@@ -136,6 +136,14 @@ double orrery_placement_cost(const orrery_placement_t *p, size_t i)
 	return p->p.ranked[i].cost;
 }
 
+double orrery_placement_hold_cost(const orrery_placement_t *p, size_t i)
+{
+	if (!p || i >= p->p.ranked.size())
+		return -1.0;
+	const orrery::Candidate &c = p->p.ranked[i];
+	return c.cost < 0 ? c.cost : std::max(0.0, c.cost - c.self_cost);
+}
+
 int orrery_hold_decide(double cost, double hold_cost, double waited_s,
 		       double hold_max_s)
 {
@@ -150,8 +158,8 @@ int orrery_placement_hold(const orrery_placement_t *p, size_t i,
 {
 	if (!p)
 		return 0;
-	return orrery_hold_decide(orrery_placement_cost(p, i), hold_cost, waited_s,
-				  hold_max_s);
+	return orrery_hold_decide(orrery_placement_hold_cost(p, i), hold_cost,
+				  waited_s, hold_max_s);
 }
 
 void orrery_placement_free(orrery_placement_t *p) { delete p; }

@@ -8,6 +8,9 @@
 // different jobs compare by what the newcomer adds, not by collisions
 // that are there anyway.
 //
+// The newcomer's own share (alone on those links) is predicted beside it
+// for admission, which holds a job only for what its neighbours cause.
+//
 // Limits (doc/orrery-score.7, CONTENTION-AWARE RANKING): the group is
 // predicted alone (the running jobs' other links are not in it); the
 // baseline is rotation or free sharing (a group that is time-divided now
@@ -36,8 +39,10 @@ double chosen_slowdown(const GroupDecision &g)
 }  // namespace
 
 double placement_cost(const Cluster &c, const Candidate &cand, const Pattern &p,
-		      LinkDemandCache &cache)
+		      LinkDemandCache &cache, double *self_cost)
 {
+	if (self_cost)
+		*self_cost = 0.0;
 	const Topology &t = c.topology();
 	std::vector<size_t> hot;  // indices into cand.eval.links
 	for (size_t i = 0; i < cand.eval.links.size(); i++)
@@ -94,6 +99,21 @@ double placement_cost(const Cluster &c, const Candidate &cand, const Pattern &p,
 	}
 
 	GroupDecision after = decide_group(pats, period, shift, with, score, c.circle());
+	if (self_cost) {
+		// The newcomer alone on the same links, as the group predicts
+		// it: what it pays there whoever else runs.
+		std::vector<DivLink> solo;
+		for (const DivLink &l : with) {
+			DivLink s = l;
+			s.jobs = {0};
+			s.patterns = {l.patterns.back()};
+			solo.push_back(std::move(s));
+		}
+		GroupDecision a = decide_group({p}, {period[0]}, {shift[0]}, solo,
+					       std::vector<double>(solo.size(), 1.0),
+					       c.circle());
+		*self_cost = std::max(0.0, chosen_slowdown(a) - 1.0);
+	}
 	double before = 0.0;
 	if (pats.size() > 1) {
 		// The running jobs without the newcomer: local indices 1.. become

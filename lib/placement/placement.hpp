@@ -77,6 +77,10 @@ struct Candidate {
 	// Predicted slowdown the placement causes (placement/cost.cpp); < 0:
 	// not predicted.
 	double cost = -1.0;
+	// The part of cost the newcomer pays there alone (its own traffic
+	// over the uplinks' capacity), which no neighbour's departure takes
+	// back: admission weighs cost less this (orrery_placement_hold).
+	double self_cost = 0.0;
 };
 
 // Candidate node sets by topology/tree's best fit (placement/candidates.cpp).
@@ -132,9 +136,11 @@ constexpr size_t kMaxCostJobs = 16;
 // mode the re-alignment would choose), minus what those running jobs are
 // predicted to do there without it (rotation or free sharing) and minus
 // the newcomer's own isolated 1.  0 when it crosses no contended link;
-// < 0 when the group is too large to predict (kMaxCostJobs).
+// < 0 when the group is too large to predict (kMaxCostJobs).  With
+// self_cost: the newcomer's predicted slowdown alone on those links, less
+// its isolated 1 (0 when not predicted).
 double placement_cost(const Cluster &c, const Candidate &cand, const Pattern &p,
-		      LinkDemandCache &cache);
+		      LinkDemandCache &cache, double *self_cost = nullptr);
 
 struct Placement {
 	std::vector<Candidate> ranked;

@@ -126,7 +126,7 @@ static void contention_rank(const Cluster &c, const std::vector<uint8_t> &free_n
 	// Today's first is predicted before anything else is built: too large
 	// a group to predict leaves today's order (and costs one group
 	// build); a cost of 0 cannot be beaten.
-	r[0].cost = placement_cost(c, r[0], p, cache);
+	r[0].cost = placement_cost(c, r[0], p, cache, &r[0].self_cost);
 	if (r[0].cost <= 0)
 		return;
 	const Candidate &base = r[0];
@@ -163,7 +163,7 @@ static void contention_rank(const Cluster &c, const std::vector<uint8_t> &free_n
 			rest_wide.push_back(std::move(w));
 	}
 	for (size_t i = 1; i < pred.size(); i++)
-		pred[i].cost = placement_cost(c, pred[i], p, cache);
+		pred[i].cost = placement_cost(c, pred[i], p, cache, &pred[i].self_cost);
 	// Unpredicted candidates (too large a group) go behind the predicted
 	// ones.  The spread and the leaves broken up are priced beside the
 	// prediction, not in it (Candidate::cost stays the prediction).

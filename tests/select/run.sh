@@ -323,7 +323,7 @@ else
 	hc=$(t sbatch --parsable -N2 -n2 -c2 -o /dev/null --wrap 'sleep 5')
 	sp_wait_for 10 grep -q "select/orrery: JobId=$hc held: " "$BASE/log/slurmctld.log"
 	check "hold: C is held, the reason logged once ($(grep -o "select/orrery: JobId=$hc held: .*" "$BASE/log/slurmctld.log" | head -n1))" \
-		test "$(grep -c "select/orrery: JobId=$hc held: its placement would add [0-9.]* jobs of slowdown (hold=0.5,600); waiting up to [0-9]*s more" "$BASE/log/slurmctld.log")" -eq 1
+		test "$(grep -c "select/orrery: JobId=$hc held: its neighbours would add [0-9.]* jobs of slowdown on its placement's links (hold=0.5,600); waiting up to [0-9]*s more" "$BASE/log/slurmctld.log")" -eq 1
 	sleep 3
 	check "hold: C still pending while A and B run ($(t squeue -h -j "$hc" -o '%T %r'))" \
 		test "$(t squeue -h -j "$hc" -o %T)" = PENDING

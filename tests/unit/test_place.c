@@ -537,11 +537,11 @@ static void test_locality_first(void **state)
 	orrery_cluster_free(c);
 }
 
-/* pods()'s free nodes of test_locality_first, a 50 %-duty 5-node job
- * placed: two candidates (pod2's 2 leaves, pod1's 3). */
-static orrery_placement_t *place_five(orrery_cluster_t *c)
+/* pods()'s free nodes of test_locality_first, a 5-node job of profile
+ * spec placed: two candidates (pod2's 2 leaves, pod1's 3). */
+static orrery_placement_t *place_five_as(orrery_cluster_t *c, const char *spec)
 {
-	orrery_profile_t *b = profile(HALF);
+	orrery_profile_t *b = profile(spec);
 	orrery_placement_t *p = NULL;
 	orrery_error_t err;
 	uint8_t f[24];
@@ -551,6 +551,12 @@ static orrery_placement_t *place_five(orrery_cluster_t *c)
 	assert_int_equal(orrery_placement_count(p), 2);
 	orrery_profile_free(b);
 	return p;
+}
+
+/* The same, a 50 %-duty job. */
+static orrery_placement_t *place_five(orrery_cluster_t *c)
+{
+	return place_five_as(c, HALF);
 }
 
 /* Admission: test_locality_first's contended first candidate is held
@@ -565,6 +571,10 @@ static void test_hold(void **state)
 	orrery_placement_t *p = place_five(c);
 	double cost = orrery_placement_cost(p, 0);
 	assert_true(cost > 0.5);
+	/* Alone, the newcomer fits the uplinks: all of it is the neighbour's. */
+	assert_true(fabs(orrery_placement_hold_cost(p, 0) - cost) < 1e-9);
+	assert_true(orrery_placement_hold_cost(p, 1) < 0);
+	assert_true(orrery_placement_hold_cost(NULL, 0) < 0);
 	/* Below the cost: held until the limit, then placed. */
 	assert_int_equal(orrery_placement_hold(p, 0, cost / 2, 0, 3600), 1);
 	assert_int_equal(orrery_placement_hold(p, 0, cost / 2, 3599, 3600), 1);
@@ -585,6 +595,35 @@ static void test_hold(void **state)
 	assert_int_equal(orrery_hold_decide(cost, cost / 2, 0, 3600), 1);
 	assert_int_equal(orrery_hold_decide(-1, cost / 2, 0, 3600), 0);
 	assert_int_equal(orrery_hold_decide(NAN, cost / 2, 0, 3600), 0);
+	orrery_placement_free(p);
+	orrery_cluster_free(c);
+}
+
+/* A newcomer whose own traffic is twice the uplink's rate pays for it
+ * wherever it crosses one, alone or not: waiting for neighbours to leave
+ * takes none of that back, so admission weighs only what a neighbour
+ * adds.  No neighbour: a cost, none of it to hold for; one neighbour
+ * (X, 80 % duty, on both of its uplinks): held for the neighbour's part
+ * only. */
+static void test_hold_not_for_own_traffic(void **state)
+{
+	const char *wide = "period=100ms;up=0ms+50ms@200Gbps";
+	orrery_cluster_t *c = pods(0);
+	orrery_placement_t *p = place_five_as(c, wide);
+	double cost = orrery_placement_cost(p, 0);
+	assert_true(cost > 0.1);
+	assert_true(fabs(orrery_placement_hold_cost(p, 0)) < 1e-9);
+	assert_int_equal(orrery_placement_hold(p, 0, cost / 4, 0, 3600), 0);
+	orrery_placement_free(p);
+
+	uint32_t x[] = {12, 16};
+	add(c, 9, x, 2, HEAVY, 0);
+	p = place_five_as(c, wide);
+	double with = orrery_placement_cost(p, 0), held = orrery_placement_hold_cost(p, 0);
+	assert_true(held > 0.1);
+	assert_true(held < with - 0.1);
+	assert_int_equal(orrery_placement_hold(p, 0, held / 2, 0, 3600), 1);
+	assert_int_equal(orrery_placement_hold(p, 0, (held + with) / 2, 0, 3600), 0);
 	orrery_placement_free(p);
 	orrery_cluster_free(c);
 }
@@ -950,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_ranking_keeps_leaves_whole),
 		cmocka_unit_test(test_spread_range),
 		cmocka_unit_test(test_hold),
+		cmocka_unit_test(test_hold_not_for_own_traffic),
 		cmocka_unit_test(test_ties_go_to_best_fit),
 		cmocka_unit_test(test_solve_chain),
 		cmocka_unit_test(test_solve_loop),

@@ -149,6 +149,7 @@ static bool rank_locked(orrery_job_test_args_t *a, orr_entry_t *e,
 			.score_min = orrery_eval_score_min(ev),
 			.score_mean = orrery_eval_score_mean(ev),
 			.cost = orrery_placement_cost(pl, c),
+			.hold_cost = orrery_placement_hold_cost(pl, c),
 			.shift_us = orrery_eval_shift_us(ev),
 		};
 	}
@@ -191,9 +192,11 @@ static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
 
 /*
  * Admission (orrery.conf hold=COST,SECONDS; orrery-score(7), HOLDING A
- * JOB): the candidate to be tried first is predicted to add more than
- * COST jobs of slowdown and the job became eligible less than SECONDS
- * ago: it waits, as a job cons_tres cannot place now does.  One log line
+ * JOB): sharing the links of the candidate to be tried first is predicted
+ * to add more than COST jobs of slowdown (what the job would pay there
+ * alone does not count: waiting does not take it back) and the job became
+ * eligible less than SECONDS ago: it waits, as a job cons_tres cannot
+ * place now does.  One log line
  * per job each time it starts waiting; its record's fallback is "held"
  * while it does (cleared when orrery places it), and the record it
  * starts with says for how long (held_s, from the first hold).
@@ -207,7 +210,7 @@ static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
 	if (!orr_ocnf.hold_max_s || first >= e->n_cand || !d)
 		return false;
 	since = d->begin_time > d->submit_time ? d->begin_time : d->submit_time;
-	cost = e->cand[first].cost;
+	cost = e->cand[first].hold_cost;
 	if (!orrery_hold_decide(cost, orr_ocnf.hold_cost, difftime(now, since),
 				orr_ocnf.hold_max_s))
 		return false;
@@ -215,7 +218,7 @@ static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
 		e->held_since = now;
 	if (strcmp(e->fallback, "held")) {
 		snprintf(e->fallback, sizeof(e->fallback), "held");
-		info("select/orrery: %pJ held: its placement would add %.2f jobs of slowdown (hold=%g,%u); waiting up to %lds more",
+		info("select/orrery: %pJ held: its neighbours would add %.2f jobs of slowdown on its placement's links (hold=%g,%u); waiting up to %lds more",
 		     job_ptr, cost, orr_ocnf.hold_cost, orr_ocnf.hold_max_s,
 		     (long) (orr_ocnf.hold_max_s - difftime(now, since)));
 	}

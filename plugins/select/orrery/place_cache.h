@@ -33,6 +33,7 @@ typedef struct orr_cand {
 	uint32_t n;
 	double score_min, score_mean;
 	double cost;		/* predicted slowdown caused; < 0: none */
+	double hold_cost;	/* of it, what neighbours cause (hold=) */
 	int64_t shift_us;
 } orr_cand_t;
 
