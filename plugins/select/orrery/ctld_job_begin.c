@@ -77,8 +77,6 @@ static char *requested_text(const orr_entry_t *e, const char *spec)
 	return r;
 }
 
-/* A profiled job that orrery could not evaluate: its record says what it
- * asked for and why nothing came of it (orrery-sacct shows both). */
 /* Seconds from the job's first hold (hold=) to its start; 0: not held.
  * Slurm sets start_time before select_g_job_begin(). */
 static int64_t held_seconds(const job_record_t *job_ptr, const orr_entry_t *e)
@@ -90,6 +88,8 @@ static int64_t held_seconds(const job_record_t *job_ptr, const orr_entry_t *e)
 	return (int64_t) (start - e->held_since);
 }
 
+/* A profiled job that orrery could not evaluate: its record says what it
+ * asked for and why nothing came of it (orrery-sacct shows both). */
 static void record_unplaced_locked(job_record_t *job_ptr, const char *spec,
 				   const orr_entry_t *e, const char *why)
 {
