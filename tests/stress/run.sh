@@ -116,9 +116,12 @@ EOF
 }
 write_conf 1
 # The relay as the job's nodes see it, kept for after the job.
+# While $BASE/out/slow-epilog exists, epilogs take 6 s: the job stays
+# COMPLETING across a slurmctld restart (the build faults below).
 cat >"$BASE/etc/epilog.sh" <<EOF
 #!/bin/sh
 [ -n "\$SPANK_ORRERY_SHIFT_US" ] && echo "\$SPANK_ORRERY_SHIFT_US" >"$BASE/out/epilog-\$SLURM_JOB_ID"
+[ -f "$BASE/out/slow-epilog" ] && sleep 6
 exit 0
 EOF
 chmod 755 "$BASE/etc/epilog.sh"
@@ -238,8 +241,22 @@ if want fault; then
 			echo "skip - $point: needs --comm-profile (no $SPANK)"
 			continue
 		fi
+		# A build fault is met with a job COMPLETING when slurmctld
+		# stops: the new one ends it in read_slurm_conf (job_fini,
+		# the first build) before it reconfigures the plugin (a
+		# second build); still one line.  Without it CI met this only
+		# when a job's epilog happened to outlast the restart.
+		cj=
+		if [ "$hook" = build ]; then
+			: >"$BASE/out/slow-epilog"
+			cj=$(fault_job)
+			sp_wait_for 40 bash -c "[ \"\$(timeout 10 squeue -h -j $cj -o %T)\" = COMPLETING ]"
+			check "$point: job $cj completing when slurmctld stops" \
+				test "$(state_of "$cj")" = COMPLETING
+		fi
 		# Jobs wait for the nodes to register again by themselves.
 		ORRERY_FAULT=$point restart_ctld nowait
+		rm -f "$BASE/out/slow-epilog"
 		args=()
 		# A bad default_profile is refused at load (profile_parse):
 		# the job brings its own.

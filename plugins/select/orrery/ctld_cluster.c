@@ -214,8 +214,22 @@ static size_t recover_locked(bool adopt_epoch, bool state_bad)
 	return rr.recovered;
 }
 
+/* One line per cause, not one per retry: a build is retried after every
+ * reconfigure, and slurmctld's start reconfigures after it has already
+ * ended the jobs that were completing when it stopped (job_fini builds,
+ * read_slurm_conf then calls select_g_reconfigure), so the same cause
+ * would otherwise be said twice by one process.  A different cause, or
+ * the same one after a build that worked, is said again. */
+static void say_build_failure(const char *what)
+{
+	if (!strcmp(orr_g.build_error, what))
+		return;
+	snprintf(orr_g.build_error, sizeof(orr_g.build_error), "%s", what);
+	error("select/orrery: %s; running as plain cons_tres", what);
+}
+
 /* Make orr_g.cluster match the current topology and orrery.conf.  false: run
- * as plain cons_tres (logged once per reconfigure). */
+ * as plain cons_tres (logged once per cause, say_build_failure()). */
 bool orr_ensure_cluster_locked(void)
 {
 	orrery_error_t err = { 0 };
@@ -226,14 +240,15 @@ bool orr_ensure_cluster_locked(void)
 	const char *missing;
 	bool loaded = false, state_bad = false;
 	size_t recovered;
+	char line[sizeof(err.message) + 32];
 
 	if (!orr_conf_ok || orr_ocnf.mode == ORRERY_MODE_OFF)
 		return false;
 	if ((missing = lib_missing())) {
-		if (!orr_g.build_failed)
-			error("select/orrery: liborrery lacks %s (built without placement?); running as plain cons_tres",
-			      missing);
-		orr_g.build_failed = true;
+		snprintf(err.message, sizeof(err.message),
+			 "liborrery lacks %s (built without placement?)",
+			 missing);
+		say_build_failure(err.message);
 		orr_g.need_build = false;
 		return false;
 	}
@@ -317,7 +332,7 @@ bool orr_ensure_cluster_locked(void)
 	info("select/orrery: topology of %d switches, %zu nodes; epoch %"PRId64" us",
 	     orr_g.switches.count, orr_g.orr_nodes,
 	     orrery_cluster_epoch_us(orr_g.cluster));
-	orr_g.build_failed = false;
+	orr_g.build_error[0] = '\0';
 	orr_g.build_sig = sig;
 	orr_reconcile_locked();
 	if (recovered)
@@ -329,10 +344,9 @@ fail:
 	/* Not again on every job_test: only after a reconfigure or a node
 	 * table change (orr_drop_cluster_locked() zeroed slurm_nodes). */
 	orr_g.slurm_nodes = node_record_count;
-	if (!orr_g.build_failed)
-		error("select/orrery: cannot model the topology: %s; running as plain cons_tres",
-		      err.message);
-	orr_g.build_failed = true;
+	snprintf(line, sizeof(line), "cannot model the topology: %s",
+		 err.message);
+	say_build_failure(line);
 	return false;
 }
 

@@ -34,7 +34,9 @@ struct orr_ctld_model {
 	orrery_cluster_t *cluster;	/* NULL: not built / pass-through */
 	orr_switches_t switches;	/* the tree it was built from */
 	bool need_build;
-	bool build_failed;		/* logged once per reconfigure */
+	/* The last build failure logged, "" after a build that worked: the
+	 * same cause is said once, however many builds retry it. */
+	char build_error[ORRERY_ERRMSG_MAX + 64];
 	int slurm_nodes;		/* node_record_count at build */
 	long *slurm2orr;		/* [slurm_nodes], -1: not in tree */
 	uint32_t *orr2slurm;		/* [orrery nodes] */

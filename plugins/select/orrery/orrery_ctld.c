@@ -163,7 +163,6 @@ void orrery_ctld_reconfigure(void)
 	orr_save_state_locked();
 	orr_load_conf_locked();
 	orr_g.need_build = true;
-	orr_g.build_failed = false;
 	orr_bump_version_locked();
 	slurm_mutex_unlock(&orr_ctld_lock);
 }
