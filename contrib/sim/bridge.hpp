@@ -85,10 +85,11 @@ std::unique_ptr<Policy> make_bound_policy(const orrery_topology_t *t,
 // orrery-hold: orrery, and a job whose chosen placement's neighbours are
 // predicted to add more than hold_cost of slowdown (its own share alone on
 // those links not counted) waits (orrery_placement_hold) until
-// hold_max_s after its arrival; the queue then reserves the nodes it
-// would have taken, as Slurm's backfill does with a planned start that
-// failed.  select/orrery applies the same rule when orrery.conf sets
-// hold= (off by default).
+// hold_max_s after its arrival; the queue reserves the nodes it would
+// have taken from then (Placement::held_until), as Slurm's backfill does
+// with select/orrery's will-run answer for a held job, and lets other
+// jobs use them until then.  select/orrery applies the same rule when
+// orrery.conf sets hold= (off by default).
 struct HoldRule {
 	double cost = ORRERY_HOLD_COST_DEFAULT;
 	double max_s = ORRERY_HOLD_MAX_S_DEFAULT;

@@ -59,6 +59,9 @@ struct Placement {
 	// Set by a policy that refuses to start the job now although `nodes`
 	// (filled in) would take it: the queue reserves them (orrery-hold).
 	bool held = false;
+	// With held: when the hold ends at the latest (eligible +
+	// hold_max_s), the start the queue plans it for.
+	double held_until = 0;
 };
 
 }  // namespace sim

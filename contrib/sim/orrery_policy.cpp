@@ -101,6 +101,7 @@ public:
 			if (hold_ && orrery_placement_hold(pl, best, rule_.cost,
 							   now - job.arrival, rule_.max_s)) {
 				out.held = true;
+				out.held_until = job.arrival + rule_.max_s;
 				orrery_placement_free(pl);
 				return false;
 			}

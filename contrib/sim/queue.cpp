@@ -368,11 +368,13 @@ void JobQueue::backfill(double now, const std::vector<uint8_t> &free)
 			}
 		}
 		if (found && pl.held) {
-			// Refused although it fits (orrery-hold): Slurm's
-			// will_run planned it here, the start failed, and
-			// backfill reserves these nodes for it ("planned start
-			// failed": backfill.c drops through to the reservation).
-			hold(pl.nodes, t, t + len);
+			// Refused although it fits (orrery-hold): backfill
+			// reserves these nodes for it from when its hold ends
+			// at the latest (select/orrery's will-run answer for a
+			// held job), and other jobs may use them until then; it
+			// starts earlier if a pass finds it no longer held.
+			const double clear = std::max(t, grid(pl.held_until));
+			hold(pl.nodes, clear, clear + len);
 			reservations_++;
 			recheck(now + opt_.bf_interval);
 			continue;

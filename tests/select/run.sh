@@ -308,7 +308,9 @@ else
 	# jobs, so C (2 whole nodes) can only start on o4+o8, across the same
 	# uplinks: three 50 %-duty jobs on 100 Gb/s, a predicted cost of
 	# about 1.5 jobs.  Held at 0.5 while A runs; it starts when A ends.
+	# bf_interval=1: a backfill pass plans C within the 3 s below.
 	sed -i 's/^\[orrery\]$/[orrery]\nhold=0.5,600/' "$BASE/etc/orrery.conf"
+	echo "SchedulerParameters=bf_interval=1" >>"$BASE/etc/slurm.conf"
 	t scontrol reconfigure
 	sleep 1
 	check "hold: slurmctld logged hold=0.5,600" \
@@ -327,6 +329,17 @@ else
 	sleep 3
 	check "hold: C still pending while A and B run ($(t squeue -h -j "$hc" -o '%T %r'))" \
 		test "$(t squeue -h -j "$hc" -o %T)" = PENDING
+	# Backfill plans C from its hold's end (600 s after it became
+	# eligible), not from now: its nodes stay usable meanwhile.
+	planned() {
+		local st sub
+		st=$(date -d "$(t squeue -h -j "$hc" -o %S)" +%s 2>/dev/null) || return 1
+		sub=$(date -d "$(t squeue -h -j "$hc" -o %V)" +%s 2>/dev/null) || return 1
+		[ $((st - sub)) -ge 595 ] && [ $((st - sub)) -le 605 ]
+	}
+	sp_wait_for 10 planned
+	check "hold: backfill plans C from its hold's end (StartTime $(t squeue -h -j "$hc" -o %S), submitted $(t squeue -h -j "$hc" -o %V))" \
+		planned
 	t scancel "$ha"
 	ok_c=false
 	for _ in $(seq 150); do
@@ -344,6 +357,7 @@ else
 	t scancel "$hb" "${hf[@]}" "$hc"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	write_good_conf
+	sed -i '/^SchedulerParameters=bf_interval=1$/d' "$BASE/etc/slurm.conf"
 	t scontrol reconfigure
 	sleep 1
 

@@ -87,6 +87,13 @@ static void test_second_get_is_a_hit(void **state)
 	assert_int_equal(e->n_cand, 2);
 	assert_int_equal(e->cand[1].nodes[0], 2);
 	assert_int_equal(e->cand[1].nodes[1], 3);
+	/* find: the same entry, or none; never one made for it. */
+	assert_ptr_equal(orr_cache_find(c, 1), e);
+	assert_null(orr_cache_find(c, 2));
+	assert_null(orr_cache_find(NULL, 1));
+	orr_cache_stats_t st;
+	orr_cache_stats(c, &st);
+	assert_int_equal(st.live, 1);
 	orr_cache_free(c);
 	assert_int_equal(live_profiles, 0);
 }
@@ -100,8 +107,13 @@ static void test_new_profile_text_resets(void **state)
 	rank(c, e, 1, 3);
 	e->outcome = 2;
 	assert_int_equal(live_profiles, 2);
-	/* scontrol update of the job's profile: parse again, no ranking. */
+	e->held_since = 100;
+	e->clear_at = 7300;
+	/* scontrol update of the job's profile: parse again, no ranking,
+	 * no hold carried over. */
 	e = get(c, 1, "period=200ms", true);
+	assert_int_equal(e->held_since, 0);
+	assert_int_equal(e->clear_at, 0);
 	assert_false(e->ranked);
 	assert_int_equal(e->n_cand, 0);
 	assert_int_equal(e->outcome, ORR_OUTCOME_UNKNOWN);

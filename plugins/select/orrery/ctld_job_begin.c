@@ -201,6 +201,7 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 		};
 		rec = orrery_admin_record_format(&r);
 		e->held_since = 0;	/* a requeued job's next wait is its own */
+		e->clear_at = 0;
 	}
 	if (rec)
 	admin_comment_set(job_ptr, rec);

@@ -216,6 +216,8 @@ static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
 		return false;
 	if (!e->held_since)
 		e->held_since = now;
+	/* The start backfill plans for it (plan_held): the hold's end. */
+	e->clear_at = since + (time_t) orr_ocnf.hold_max_s;
 	if (strcmp(e->fallback, "held")) {
 		snprintf(e->fallback, sizeof(e->fallback), "held");
 		info("select/orrery: %pJ held: its neighbours would add %.2f jobs of slowdown on its placement's links (hold=%g,%u); waiting up to %lds more",
@@ -335,17 +337,48 @@ out:
 
 static int job_test(orrery_job_test_args_t *a);
 
+/*
+ * Will-run for a job admission holds (hold_locked): cons_tres says when it
+ * could start; orrery says not before the hold's end at the latest
+ * (eligible + hold's SECONDS), so backfill reserves its nodes from then
+ * and lets other jobs use them until then, instead of reserving them
+ * from now (the start it planned fails; backfill.c then reserves what it
+ * planned).  Run-now still starts the job as soon as its placement's
+ * neighbours no longer hold it, with the nodes then free.  squeue
+ * --start shows the planned time.  orrery-sim measured it
+ * (doc/benchmark-report.md, "Planning a held job").
+ */
+static void plan_held(job_record_t *job_ptr)
+{
+	orr_entry_t *e;
+
+	slurm_mutex_lock(&orr_ctld_lock);
+	if (orr_ocnf.hold_max_s &&
+	    (e = orr_cache_find(orr_g.cache, job_ptr->job_id)) &&
+	    !strcmp(e->fallback, "held") && e->clear_at > job_ptr->start_time) {
+		if (orr_debug())
+			info("select/orrery: %pJ held: planned from its hold's end, in %lds",
+			     job_ptr, (long) (e->clear_at - time(NULL)));
+		job_ptr->start_time = e->clear_at;
+	}
+	slurm_mutex_unlock(&orr_ctld_lock);
+}
+
 int orrery_ctld_job_test(orrery_job_test_args_t *a)
 {
 	bool run_now = SELECT_IS_MODE_RUN_NOW(a->mode);
 	uint64_t c0 = orr_cpu_ns(), t0 = orr_now_ns();
 	/* Will-run (backfill's plan), test-only and reservation tests:
-	 * cons_tres's, untouched and without even the lock.  Timed once
-	 * for both counters: the CPU clock is a system call (1.1 us on the
-	 * CI machine), and backfill makes several such calls per job it
-	 * plans, for which timing it twice cost about 5% of a cycle. */
+	 * cons_tres's, untouched (a held job's will-run start excepted,
+	 * plan_held).  Timed once for both counters: the CPU clock is a
+	 * system call (1.1 us on the CI machine), and backfill makes
+	 * several such calls per job it plans, for which timing it twice
+	 * cost about 5% of a cycle. */
 	int rc = run_now ? job_test(a) : a->delegate(a, a->bitmap);
 	uint64_t dt = orr_now_ns() - t0, dc = orr_cpu_ns() - c0;
+
+	if (rc == SLURM_SUCCESS && SELECT_IS_MODE_WILL_RUN(a->mode))
+		plan_held(a->job_ptr);
 
 	__atomic_fetch_add(&orr_stats.jt_ns, dt, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&orr_stats.jt_cpu_ns, dc, __ATOMIC_RELAXED);

@@ -124,6 +124,7 @@ orr_entry_t *orr_cache_get(orr_cache_t *c, uint32_t job_id, const char *spec,
 		e->spec = s;
 		e->fallback[0] = '\0';
 		e->held_since = 0;
+		e->clear_at = 0;
 		*created = true;
 	}
 	if (!e) {
@@ -141,6 +142,12 @@ orr_entry_t *orr_cache_get(orr_cache_t *c, uint32_t job_id, const char *spec,
 	}
 	e->last_use = ++c->tick;
 	return e;
+}
+
+orr_entry_t *orr_cache_find(orr_cache_t *c, uint32_t job_id)
+{
+	return c ? g_hash_table_lookup(c->by_job, GUINT_TO_POINTER(job_id))
+		 : NULL;
 }
 
 void orr_cache_unrank(orr_cache_t *c, orr_entry_t *e)

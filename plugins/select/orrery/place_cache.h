@@ -63,6 +63,9 @@ typedef struct orr_entry {
 	/* When admission (hold=) first held the job; 0: not held since it
 	 * last started.  Its ORR1: record carries the wait (held_s). */
 	time_t held_since;
+	/* While held: when its hold ends at the latest (eligible +
+	 * hold's SECONDS), the start backfill plans it for (plan_held). */
+	time_t clear_at;
 
 	bool ranked;
 	orr_rank_key_t key;
@@ -96,6 +99,9 @@ void orr_cache_free(orr_cache_t *c);
  */
 orr_entry_t *orr_cache_get(orr_cache_t *c, uint32_t job_id, const char *spec,
 			   bool *created);
+
+/* The entry of job_id, or NULL; neither created nor counted as a use. */
+orr_entry_t *orr_cache_find(orr_cache_t *c, uint32_t job_id);
 
 /* Forget the ranking (and its outcome) of e. */
 void orr_cache_unrank(orr_cache_t *c, orr_entry_t *e);
