@@ -70,6 +70,7 @@ void orr_load_conf_locked(void)
 	gchar *text = NULL;
 	gsize len = 0;
 
+	__atomic_store_n(&orr_hold_on, false, __ATOMIC_RELAXED);
 	orr_conf_hash = ORR_HASH_INIT;
 	if (path && g_file_get_contents(path, &text, &len, NULL))
 		orr_conf_hash = orr_hash_bytes(orr_conf_hash, text, len);
@@ -106,6 +107,8 @@ void orr_load_conf_locked(void)
 	 * be rebuilt when orrery is back, not kept (build_signature()). */
 	if (!orr_conf_ok || orr_ocnf.mode == ORRERY_MODE_OFF)
 		orr_g.build_sig = 0;
+	else if (orr_ocnf.hold_max_s)
+		__atomic_store_n(&orr_hold_on, true, __ATOMIC_RELAXED);
 }
 
 /* Why a profiled job gets no orrery model at all. */

@@ -352,6 +352,10 @@ static void plan_held(job_record_t *job_ptr)
 {
 	orr_entry_t *e;
 
+	/* Backfill asks this of every job it plans: with hold= off (the
+	 * default) it costs one load, not a lock. */
+	if (!__atomic_load_n(&orr_hold_on, __ATOMIC_RELAXED))
+		return;
 	slurm_mutex_lock(&orr_ctld_lock);
 	if (orr_ocnf.hold_max_s &&
 	    (e = orr_cache_find(orr_g.cache, job_ptr->job_id)) &&

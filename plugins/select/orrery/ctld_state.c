@@ -29,6 +29,7 @@
 
 pthread_mutex_t orr_ctld_lock = PTHREAD_MUTEX_INITIALIZER;
 orrery_conf_t orr_ocnf;
+bool orr_hold_on;
 bool orr_conf_ok;
 /* Hash of orrery.conf's text as last loaded (part of build_signature()). */
 uint64_t orr_conf_hash;

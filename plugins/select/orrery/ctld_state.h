@@ -89,6 +89,9 @@ struct orr_ctld_stats {
 extern pthread_mutex_t orr_ctld_lock;
 extern orrery_conf_t orr_ocnf;
 extern bool orr_conf_ok;		/* orr_ocnf loaded without error */
+/* Admission (hold=) is on: read without orr_ctld_lock (plan_held(), on
+ * every will-run test), written by orr_load_conf_locked(). */
+extern bool orr_hold_on;
 /* Hash of orrery.conf's text as last loaded (part of the build
  * signature, ctld_cluster.c). */
 extern uint64_t orr_conf_hash;
