@@ -550,8 +550,8 @@ void orrery_placement_free(orrery_placement_t *p);
  * predicted (< 0), hold_max_s <= 0 (off), hold_cost not above 0, or NULL.
  * The defaults are those the simulator measured (orrery-sim(1),
  * orrery-hold). */
-#define ORRERY_HOLD_COST_DEFAULT 0.75
-#define ORRERY_HOLD_MAX_S_DEFAULT 7200.0
+#define ORRERY_HOLD_COST_DEFAULT 0.5
+#define ORRERY_HOLD_MAX_S_DEFAULT 10800.0
 int orrery_placement_hold(const orrery_placement_t *p, size_t i,
 			  double hold_cost, double waited_s, double hold_max_s);
 /* The same rule on a cost the caller kept (select/orrery caches its

@@ -238,7 +238,7 @@ int run(int argc, char **argv)
 			const char *comma = strchr(optarg, ',');
 			if (!comma)
 				throw std::runtime_error(std::string("--hold '") + optarg +
-							 "': expected COST,SECONDS (e.g. 0.75,7200)");
+							 "': expected COST,SECONDS (e.g. 0.5,10800)");
 			std::string c(optarg, (size_t)(comma - optarg));
 			hold.cost = num(c.c_str(), "--hold COST");
 			hold.max_s = num(comma + 1, "--hold SECONDS");

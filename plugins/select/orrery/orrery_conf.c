@@ -275,7 +275,7 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 		} else if (!strcmp(k, "hold")) {
 			if (parse_hold(v, &c->hold_cost, &c->hold_max_s))
 				set_err(err, errlen,
-					"%s: [orrery] hold=%s: expected off, or COST,SECONDS (COST a number above 0 up to %g: jobs' worth of predicted slowdown a placement's neighbours may add; SECONDS 1..%d: the longest a job waits), e.g. hold=0.75,7200",
+					"%s: [orrery] hold=%s: expected off, or COST,SECONDS (COST a number above 0 up to %g: jobs' worth of predicted slowdown a placement's neighbours may add; SECONDS 1..%d: the longest a job waits), e.g. hold=0.5,10800",
 					name, v, ORRERY_CONF_MAX_HOLD_COST,
 					ORRERY_CONF_MAX_HOLD_S);
 		} else if (!strcmp(k, "default_profile")) {
