@@ -236,9 +236,13 @@ int run(int argc, char **argv)
 		case O_HOLD: {
 			// COST,SECONDS: orrery-hold's rule (orrery_placement_hold).
 			const char *comma = strchr(optarg, ',');
-			if (!comma)
+			if (!comma) {
+				char eg[64];
+				snprintf(eg, sizeof(eg), "%g,%g", ORRERY_HOLD_COST_DEFAULT,
+					 ORRERY_HOLD_MAX_S_DEFAULT);
 				throw std::runtime_error(std::string("--hold '") + optarg +
-							 "': expected COST,SECONDS (e.g. 0.5,10800)");
+							 "': expected COST,SECONDS (e.g. " + eg + ")");
+			}
 			std::string c(optarg, (size_t)(comma - optarg));
 			hold.cost = num(c.c_str(), "--hold COST");
 			hold.max_s = num(comma + 1, "--hold SECONDS");

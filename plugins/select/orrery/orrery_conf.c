@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "orrery.h"		/* ORRERY_HOLD_*_DEFAULT: the example in hold='s error */
 #include "orrery_conf.h"
 
 static const char *const mode_names[] = { "off", "advise", "enforce" };
@@ -275,9 +276,11 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 		} else if (!strcmp(k, "hold")) {
 			if (parse_hold(v, &c->hold_cost, &c->hold_max_s))
 				set_err(err, errlen,
-					"%s: [orrery] hold=%s: expected off, or COST,SECONDS (COST a number above 0 up to %g: jobs' worth of predicted slowdown a placement's neighbours may add; SECONDS 1..%d: the longest a job waits), e.g. hold=0.5,10800",
+					"%s: [orrery] hold=%s: expected off, or COST,SECONDS (COST a number above 0 up to %g: jobs' worth of predicted slowdown a placement's neighbours may add; SECONDS 1..%d: the longest a job waits), e.g. hold=%g,%g",
 					name, v, ORRERY_CONF_MAX_HOLD_COST,
-					ORRERY_CONF_MAX_HOLD_S);
+					ORRERY_CONF_MAX_HOLD_S,
+					ORRERY_HOLD_COST_DEFAULT,
+					ORRERY_HOLD_MAX_S_DEFAULT);
 		} else if (!strcmp(k, "default_profile")) {
 			free(c->default_profile);
 			c->default_profile = NULL;
