@@ -356,6 +356,40 @@ else
 	check "hold: slurmctld alive" kill -0 $CTLD
 	t scancel "$hb" "${hf[@]}" "$hc"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
+	sp_wait_for 20 all_idle
+
+	# The hold's limit: at hold=0.5,8 the same layout holds D, and D
+	# starts on o4+o8 while A and B still run, no sooner than 8 s after
+	# it became eligible (a hold never outlasts its limit, and never
+	# ends before it while the cost stays).
+	sed -i 's/^hold=0.5,600$/hold=0.5,8/' "$BASE/etc/orrery.conf"
+	t scontrol reconfigure
+	sleep 1
+	ha=$(t sbatch --parsable -w o1,o5 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
+	hb=$(t sbatch --parsable -w o2,o6 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
+	hf=()
+	for n in 3 7; do
+		hf+=("$(t sbatch --parsable -w o$n -N1 -n1 -c2 -o /dev/null --wrap 'sleep 120')")
+	done
+	for j in "$ha" "$hb" "${hf[@]}"; do wait_running "$j"; done
+	hd=$(t sbatch --parsable -N2 -n2 -c2 -o /dev/null --wrap 'sleep 60')
+	sp_wait_for 10 grep -q "select/orrery: JobId=$hd held: " "$BASE/log/slurmctld.log"
+	check "hold limit: D is held at hold=0.5,8" \
+		grep -q "select/orrery: JobId=$hd held: .*(hold=0.5,8); waiting up to [0-8]s more" "$BASE/log/slurmctld.log"
+	ok_d=false
+	for _ in $(seq 300); do
+		[ "$(t squeue -h -j "$hd" -o %T)" = RUNNING ] && { ok_d=true; break; }
+		sleep 0.2
+	done
+	check "hold limit: D starts while A and B run ($(field "$hd" NodeList); A $(t squeue -h -j "$ha" -o %T), B $(t squeue -h -j "$hb" -o %T))" \
+		bash -c "$ok_d && [ '$(t squeue -h -j "$ha" -o %T)' = RUNNING ] && [ '$(t squeue -h -j "$hb" -o %T)' = RUNNING ]"
+	d_sub=$(date -d "$(field "$hd" SubmitTime)" +%s 2>/dev/null || echo 0)
+	d_st=$(date -d "$(field "$hd" StartTime)" +%s 2>/dev/null || echo 0)
+	check "hold limit: D started $((d_st - d_sub)) s after submission (at least 8)" \
+		test $((d_st - d_sub)) -ge 8
+	check "hold limit: slurmctld alive" kill -0 $CTLD
+	t scancel "$ha" "$hb" "${hf[@]}" "$hd"
+	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
 	write_good_conf
 	sed -i '/^SchedulerParameters=bf_interval=1$/d' "$BASE/etc/slurm.conf"
 	t scontrol reconfigure
