@@ -315,13 +315,17 @@ else
 	sleep 1
 	check "hold: slurmctld logged hold=0.5,600" \
 		bash -c "grep 'select/orrery: mode=enforce candidates=16 rank_spread=0 hold=' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'hold=0.5,600'"
-	ha=$(t sbatch --parsable -w o1,o5 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
-	hb=$(t sbatch --parsable -w o2,o6 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
-	hf=()
-	for n in 3 7; do
-		hf+=("$(t sbatch --parsable -w o$n -N1 -n1 -c2 -o /dev/null --wrap 'sleep 120')")
-	done
-	for j in "$ha" "$hb" "${hf[@]}"; do wait_running "$j"; done
+	# The layout above (also the limit's test below).
+	hold_layout() {
+		ha=$(t sbatch --parsable -w o1,o5 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
+		hb=$(t sbatch --parsable -w o2,o6 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
+		hf=()
+		for n in 3 7; do
+			hf+=("$(t sbatch --parsable -w o$n -N1 -n1 -c2 -o /dev/null --wrap 'sleep 120')")
+		done
+		for j in "$ha" "$hb" "${hf[@]}"; do wait_running "$j"; done
+	}
+	hold_layout
 	hc=$(t sbatch --parsable -N2 -n2 -c2 -o /dev/null --wrap 'sleep 5')
 	sp_wait_for 10 grep -q "select/orrery: JobId=$hc held: " "$BASE/log/slurmctld.log"
 	check "hold: C is held, the reason logged once ($(grep -o "select/orrery: JobId=$hc held: .*" "$BASE/log/slurmctld.log" | head -n1))" \
@@ -365,13 +369,7 @@ else
 	sed -i 's/^hold=0.5,600$/hold=0.5,8/' "$BASE/etc/orrery.conf"
 	t scontrol reconfigure
 	sleep 1
-	ha=$(t sbatch --parsable -w o1,o5 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
-	hb=$(t sbatch --parsable -w o2,o6 -N2 -n2 -c2 -o /dev/null --wrap 'sleep 120')
-	hf=()
-	for n in 3 7; do
-		hf+=("$(t sbatch --parsable -w o$n -N1 -n1 -c2 -o /dev/null --wrap 'sleep 120')")
-	done
-	for j in "$ha" "$hb" "${hf[@]}"; do wait_running "$j"; done
+	hold_layout
 	hd=$(t sbatch --parsable -N2 -n2 -c2 -o /dev/null --wrap 'sleep 60')
 	sp_wait_for 10 grep -q "select/orrery: JobId=$hd held: " "$BASE/log/slurmctld.log"
 	check "hold limit: D is held at hold=0.5,8" \
