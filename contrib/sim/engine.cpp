@@ -182,7 +182,17 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				std::to_string(j.nodes) + " nodes; the fabric has " +
 				std::to_string(fabric_.nodes()));
 
-	Network net(fabric_.network_caps());
+	// alone(): one copy of the links per job, job j's at j * n_links.
+	const bool alone = policy_.alone();
+	const std::vector<double> base_caps = fabric_.network_caps();
+	const size_t n_links = base_caps.size();
+	std::vector<double> caps = base_caps;
+	if (alone) {
+		caps.reserve(n_links * nj);
+		for (uint32_t j = 1; j < nj; j++)
+			caps.insert(caps.end(), base_caps.begin(), base_caps.end());
+	}
+	Network net(caps);
 	std::priority_queue<Event, std::vector<Event>, Later> pq;
 	uint64_t seq = 0;
 	auto push = [&](double t, EvType ty, uint32_t a, uint32_t b = 0,
@@ -296,7 +306,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	// link it crosses is safe: its end is one event.  resume() puts it
 	// back into stepping exactly where its isolated timing has it.
 	const bool ff = opt_.fast_forward && !ideal;
-	Headroom room(ff ? fabric_.network_caps() : std::vector<double>{});
+	Headroom room(ff ? caps : std::vector<double>{});
 	std::vector<uint32_t> unsafe;
 	auto can_cruise = [&](uint32_t j) {
 		const Running &r = run[j];
@@ -539,6 +549,10 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				any |= !r.cross[i].empty();
 				links = std::max(links, r.cross[i].size());
 			}
+			if (alone)
+				for (std::vector<Crossing> &cr : r.cross)
+					for (Crossing &c : cr)
+						c.link = (uint32_t)(c.link + j * n_links);
 		}
 		if (any && policy_.smooth())
 			smooth_job(jobs[j].pattern, r.cross);
@@ -753,9 +767,9 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	st.makespan = nj ? now - first : 0;
 	st.sim_s = st.makespan;
 	st.over_link_s = net.over_link_seconds();
-	st.link_over_s.resize(net.links());
+	st.link_over_s.assign(n_links, 0.0);
 	for (uint32_t l = 0; l < net.links(); l++)
-		st.link_over_s[l] = net.over_seconds(l);
+		st.link_over_s[l % n_links] += net.over_seconds(l);
 	st.over_bytes = net.over_mbit() * 1e6 / 8;
 	st.events = events;
 	st.solves = net.solves();

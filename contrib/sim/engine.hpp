@@ -84,6 +84,11 @@ public:
 	// flow at its mean rate on each link, so that a link is over capacity
 	// only when its jobs' mean loads are (doc/orrery-sim.1, POLICIES).
 	virtual bool smooth() const { return false; }
+	// alone: each job's flows contend only with its own (every job has a
+	// copy of the fabric's links to itself): what each job would take if
+	// it were the only one on the fabric, on the same nodes
+	// (default-alone, doc/orrery-sim.1, POLICIES).
+	virtual bool alone() const { return false; }
 };
 
 struct JobResult {

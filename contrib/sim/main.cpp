@@ -54,7 +54,8 @@ void usage(FILE *f)
 		"                  [--out DIR] [--threads N] [--quiet] [--no-fast-forward]\n"
 		"                  [--list-models]\n"
 		"policies: %s (default: all);\n"
-		"  references: bound, default-bound (perfect interleaving);\n"
+		"  references: bound, default-bound (perfect interleaving),\n"
+		"  default-alone (default's nodes, each job alone on the fabric);\n"
 		"  variant: orrery-hold (orrery, and a job waits while its placement's\n"
 		"  neighbours are predicted to add more than COST of slowdown, up to\n"
 		"  SECONDS)\n", kAllPolicies);
@@ -108,11 +109,13 @@ std::unique_ptr<Policy> make_policy(const std::string &name, const Fabric &f,
 		return make_bound_policy(t, f, pt, rank_spread);
 	if (name == "default-bound")
 		return make_default_bound_policy(f);
+	if (name == "default-alone")
+		return make_default_alone_policy(f);
 	if (name == "orrery-hold")
 		return make_hold_policy(t, f, pt, hold, rank_spread);
 	throw std::runtime_error("unknown policy '" + name + "' (" +
 				 kAllPolicies + ", the references bound, default-bound, "
-				 "or the variant orrery-hold)");
+				 "default-alone, or the variant orrery-hold)");
 }
 
 int run(int argc, char **argv)

@@ -75,7 +75,7 @@ namespace {
 
 class DefaultPolicy : public Policy {
 public:
-	enum Kind { Default, Ideal, Mltcp, Bound };
+	enum Kind { Default, Ideal, Mltcp, Bound, Alone };
 	DefaultPolicy(const Fabric &f, Kind k)
 		: f_(f), below_(f.nodes_below()), kind_(k)
 	{
@@ -86,12 +86,14 @@ public:
 		case Ideal: return "ideal";
 		case Mltcp: return "mltcp";
 		case Bound: return "default-bound";
+		case Alone: return "default-alone";
 		default: return "default";
 		}
 	}
 	bool ideal() const override { return kind_ == Ideal; }
 	bool mltcp() const override { return kind_ == Mltcp; }
 	bool smooth() const override { return kind_ == Bound; }
+	bool alone() const override { return kind_ == Alone; }
 	bool place(const std::vector<uint8_t> &free, const JobSpec &job, double,
 		   Placement &out) override
 	{
@@ -152,6 +154,10 @@ std::unique_ptr<Policy> make_ideal_policy(const Fabric &f)
 std::unique_ptr<Policy> make_default_bound_policy(const Fabric &f)
 {
 	return std::make_unique<DefaultPolicy>(f, DefaultPolicy::Bound);
+}
+std::unique_ptr<Policy> make_default_alone_policy(const Fabric &f)
+{
+	return std::make_unique<DefaultPolicy>(f, DefaultPolicy::Alone);
 }
 
 }  // namespace sim

@@ -37,6 +37,10 @@ std::unique_ptr<Policy> make_ideal_policy(const Fabric &f);
 // evenly over its iteration (Policy::smooth): what a perfect gate could
 // reach on the default's placements.
 std::unique_ptr<Policy> make_default_bound_policy(const Fabric &f);
+// default-alone: placed like default, each job's flows sharing links only
+// with its own (Policy::alone): its contention with itself, none with
+// others.
+std::unique_ptr<Policy> make_default_alone_policy(const Fabric &f);
 
 // Small deterministic generator (splitmix64), identical on every platform.
 // The seed is hashed into the starting state: splitmix64's state only

@@ -280,6 +280,50 @@ static void test_bound_smooths(void **state)
 	}
 }
 
+// default-alone (Policy::alone): each job's flows share links only with
+// its own.  The in-step pair of run_pair then runs at its isolated 100 ms
+// iterations (150 ms when they share), while an all-to-all job across the
+// two leaves still contends with itself: weight 2 x 2 / 3 on each uplink
+// of its demand D, so its 50 ms Up phase takes 66.7 ms, alone or not.
+class FixedAlone : public FixedPolicy {
+public:
+	using FixedPolicy::FixedPolicy;
+	bool alone() const override { return true; }
+};
+
+static void test_alone_keeps_own_contention(void **state)
+{
+	const double D = 50000, P = 0.1, up = 0.05;
+	const uint64_t N = 200;
+	Fabric f = two_tier(2, 2, D);
+	std::vector<FixedPolicy::Spot> pair = {{{0, 2}, false, 0, 0},
+					       {{1, 3}, false, 0, 0}};
+	for (int al = 0; al < 2; al++) {
+		FixedPolicy plain(pair);
+		FixedAlone alone(pair);
+		Engine e(f, al ? (Policy &)alone : (Policy &)plain);
+		SimStats st;
+		auto r = e.run({periodic(0, 2, P, up, D, N), periodic(1, 2, P, up, D, N)},
+			       st);
+		for (int j = 0; j < 2; j++)
+			assert_near(r[j].run(), N * (al ? 0.100 : 0.150), 1e-6);
+		// The congestion proxy is per fabric link, the copies folded.
+		assert_int_equal(st.link_over_s.size(), f.network_caps().size());
+		assert_near(st.over_link_s, al ? 0 : 2 * N * 0.1, 1e-6);
+	}
+	JobSpec a2a = periodic(0, 4, P, up, D, N);
+	a2a.pattern.phases[0].coll = Coll::AllToAll;
+	for (int al = 0; al < 2; al++) {
+		std::vector<FixedPolicy::Spot> one = {{{0, 1, 2, 3}, false, 0, 0}};
+		FixedPolicy plain(one);
+		FixedAlone alone(one);
+		Engine e(f, al ? (Policy &)alone : (Policy &)plain);
+		SimStats st;
+		auto r = e.run({a2a}, st);
+		assert_near(r[0].run(), N * (P - up + up * 4.0 / 3.0), 1e-6);
+	}
+}
+
 // A job inside one leaf crosses no uplink and runs at its isolated time
 // even next to a colliding pair.
 static void test_single_leaf_unaffected(void **state)
@@ -677,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_three_jobs),
 		cmocka_unit_test(test_mltcp_interleaves),
 		cmocka_unit_test(test_bound_smooths),
+		cmocka_unit_test(test_alone_keeps_own_contention),
 		cmocka_unit_test(test_single_leaf_unaffected),
 		cmocka_unit_test(test_tree_best_fit),
 		cmocka_unit_test(test_fifo_backfill),
