@@ -333,6 +333,9 @@ else
 	sleep 3
 	check "hold: C still pending while A and B run ($(t squeue -h -j "$hc" -o '%T %r'))" \
 		test "$(t squeue -h -j "$hc" -o %T)" = PENDING
+	# squeue can only say Resources; AdminComment says why.
+	check "hold: C's AdminComment says it is held while it waits ($(t scontrol show job "$hc" | grep -o 'AdminComment=[^ ]*'))" \
+		test "$(orr "$hc" fallback)" = held
 	# Backfill plans C from its hold's end (600 s after it became
 	# eligible), not from now: its nodes stay usable meanwhile.
 	planned() {
@@ -357,6 +360,8 @@ else
 	hs=$(orr "$hc" held_s)
 	check "hold: C's ORR1: record says it was held ${hs:-?} s (at least 3)" \
 		test "${hs:-0}" -ge 3
+	check "hold: C's record at its start replaces the held one (fallback '$(orr "$hc" fallback)', period_us $(orr "$hc" period_us))" \
+		bash -c "[ -z '$(orr "$hc" fallback)' ] && [ -n '$(orr "$hc" period_us)' ]"
 	check "hold: slurmctld alive" kill -0 $CTLD
 	t scancel "$hb" "${hf[@]}" "$hc"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done

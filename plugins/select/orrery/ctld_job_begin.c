@@ -88,10 +88,11 @@ static int64_t held_seconds(const job_record_t *job_ptr, const orr_entry_t *e)
 	return (int64_t) (start - e->held_since);
 }
 
-/* A profiled job that orrery could not evaluate: its record says what it
- * asked for and why nothing came of it (orrery-sacct shows both). */
-static void record_unplaced_locked(job_record_t *job_ptr, const char *spec,
-				   const orr_entry_t *e, const char *why)
+/* A profiled job that orrery could not evaluate, or holds (hold=): its
+ * record says what it asked for and why nothing came of it (orrery-sacct
+ * shows both); job_begin replaces a held job's with its full record. */
+void orr_record_unplaced_locked(job_record_t *job_ptr, const char *spec,
+				const orr_entry_t *e, const char *why)
 {
 	char *req = requested_text(e, spec);
 	orrery_admin_record_t r = {
@@ -220,7 +221,7 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	}
 out:
 	if (why)
-		record_unplaced_locked(job_ptr, spec, e, why);
+		orr_record_unplaced_locked(job_ptr, spec, e, why);
 	orr_stats.begin_ns += orr_now_ns() - t0;
 	orr_stats.begin_cpu_ns += orr_cpu_ns() - c0;
 	orr_log_stats_locked(false);

@@ -28,6 +28,9 @@
 #include "free_cpus.h"
 #include "options.h"
 
+/* slurmctld's own: weak, the plugin also loads in client commands. */
+#pragma weak last_job_update
+
 /* Candidates handed to cons_tres before the unnarrowed bitmap. */
 #define MAX_TRIES ORR_CACHE_MAX_CANDS
 
@@ -196,10 +199,12 @@ static void log_candidate(job_record_t *job_ptr, const orr_entry_t *e,
  * to add more than COST jobs of slowdown (what the job would pay there
  * alone does not count: waiting does not take it back) and the job became
  * eligible less than SECONDS ago: it waits, as a job cons_tres cannot
- * place now does.  One log line
- * per job each time it starts waiting; its record's fallback is "held"
- * while it does (cleared when orrery places it), and the record it
- * starts with says for how long (held_s, from the first hold).
+ * place now does.  Each time it starts waiting: one log line, and
+ * AdminComment gets a fallback-only ORR1: record with fallback=held
+ * (squeue says Resources, and select plugins cannot set the reason:
+ * the scheduler overwrites it after job_test); its entry's fallback is
+ * "held" while it does (cleared when orrery places it), and the record
+ * it starts with says for how long (held_s, from the first hold).
  */
 static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
 {
@@ -223,6 +228,11 @@ static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
 		info("select/orrery: %pJ held: its neighbours would add %.2f jobs of slowdown on its placement's links (hold=%g,%u); waiting up to %lds more",
 		     job_ptr, cost, orr_ocnf.hold_cost, orr_ocnf.hold_max_s,
 		     (long) (orr_ocnf.hold_max_s - difftime(now, since)));
+		orr_record_unplaced_locked(job_ptr,
+					   orr_job_profile_spec(job_ptr), e,
+					   "held");
+		if (&last_job_update)
+			last_job_update = now;
 	}
 	return true;
 }

@@ -122,6 +122,10 @@ bool orr_ensure_cluster_locked(void);
 void orr_save_state_locked(void);
 void orr_save_state_soon_locked(void);
 
+/* ctld_job_begin.c */
+void orr_record_unplaced_locked(job_record_t *job_ptr, const char *spec,
+				const orr_entry_t *e, const char *why);
+
 /* ctld_profile.c */
 const char *orr_job_profile_spec(job_record_t *job_ptr);
 void orr_free_profile(void *p);
