@@ -225,6 +225,7 @@ static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
 	e->clear_at = since + (time_t) orr_ocnf.hold_max_s;
 	if (strcmp(e->fallback, "held")) {
 		snprintf(e->fallback, sizeof(e->fallback), "held");
+		orr_stats.holds++;
 		info("select/orrery: %pJ held: its neighbours would add %.2f jobs of slowdown on its placement's links (hold=%g,%u); waiting up to %lds more",
 		     job_ptr, cost, orr_ocnf.hold_cost, orr_ocnf.hold_max_s,
 		     (long) (orr_ocnf.hold_max_s - difftime(now, since)));

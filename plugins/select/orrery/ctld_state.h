@@ -73,6 +73,7 @@ struct orr_ctld_stats {
 	 * reused (hit); profile parses; narrowed tries not repeated because
 	 * cons_tres already refused them under the same key. */
 	uint64_t rank_hits, rank_misses, rank_ns, parses, tries_skipped;
+	uint64_t holds;		/* holds started (hold_locked()) */
 	/* Narrowed jobs whose first candidate was cons_tres's own answer on
 	 * the full set: started without a second cons_tres call. */
 	uint64_t kept;
