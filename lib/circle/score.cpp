@@ -463,13 +463,111 @@ struct NewcomerLink {
 	// are whole bins on this circle rotate it instead of discretising.
 	std::vector<std::pair<uint32_t, double>> nc0;
 	uint32_t nc_flows = 0;       // ECMP: the newcomer's flows
+	// The same bins as runs of equal demand (prefix_runs), when that
+	// is cheaper: a run of a value with a prefix sum (pre >= 0) rotated
+	// by k changes the excess by dexc[pre][b1 + k] - dexc[pre][b0 + k],
+	// and the bins over likewise; the other runs are walked bin by bin.
+	// Empty: nc0 is walked bin by bin.
+	struct Run {
+		uint32_t b0, b1;
+		double v;
+		int32_t pre;
+	};
+	std::vector<Run> runs;
+	std::vector<std::vector<double>> dexc;
+	std::vector<std::vector<int32_t>> dover;
 };
+
+// Why: a newcomer's demand is mostly long runs of equal value (a phase
+// covers whole bins at its rate), and the search scores every rotation of
+// it; walking its bins made each link cost rotations x touched bins (an
+// 80 %-duty job on 360 bins: 100,000 terms a link, most of an 8-node
+// placement across leaves).  What adding demand v to bin b changes (in
+// excess and in bins over) depends only on b and v, so for a value that
+// covers many bins a prefix sum over the bins its runs can reach under
+// the R rotations gives any run's change by two lookups.  A value gets one
+// where that costs less than walking its bins (one-bin runs at a phase's
+// edges do not); none at all when nothing is saved.  The sums are the
+// same terms as the walk's, added in another order: the scores agree to
+// rounding (tests/unit/test_newcomer_search.cpp).
+void prefix_runs(NewcomerLink &x, const PinnedLoad &pl, uint32_t R)
+{
+	constexpr size_t kMaxValues = 16;
+	const uint32_t A = pl.circle.bins;
+	struct Value {
+		double v;
+		size_t bins = 0, runs = 0;
+	};
+	std::vector<Value> vals;
+	std::vector<NewcomerLink::Run> runs;
+	for (const auto &[b, v] : x.nc0) {
+		if (!runs.empty() && runs.back().b1 == b && runs.back().v == v) {
+			runs.back().b1++;
+			vals[(size_t)runs.back().pre].bins++;
+			continue;
+		}
+		size_t k = 0;
+		while (k < vals.size() && vals[k].v != v)
+			k++;
+		if (k == vals.size()) {
+			if (vals.size() == kMaxValues)
+				return;
+			vals.push_back(Value{v});
+		}
+		vals[k].bins++;
+		vals[k].runs++;
+		runs.push_back({b, b + 1, v, (int32_t)k});	/* value index for now */
+	}
+	// Rotations reach bins [0, A + K): b1 <= A and k < K, the whole
+	// bins of the newcomer's gate period on this circle (R, the count of
+	// rotations tried, is the fewest over the links).
+	const uint32_t span = std::min(2 * A, A + pl.circle.rotations(pl.nc));
+	std::vector<int32_t> pre(vals.size(), -1);
+	double walk = 0.0, by_runs = 0.0;
+	size_t n_pre = 0;
+	for (size_t k = 0; k < vals.size(); k++) {
+		double w = (double)vals[k].bins * R;
+		double p = (double)vals[k].runs * R + (double)span;
+		walk += w;
+		if (p < w) {
+			pre[k] = (int32_t)n_pre++;
+			by_runs += p;
+		} else {
+			by_runs += w;
+		}
+	}
+	if (!n_pre || by_runs >= walk)
+		return;
+	const bool ecmp = pl.model != nullptr;
+	x.dexc.assign(n_pre, std::vector<double>((size_t)span + 1, 0.0));
+	x.dover.assign(n_pre, std::vector<int32_t>((size_t)span + 1, 0));
+	for (size_t k = 0; k < vals.size(); k++) {
+		if (pre[k] < 0)
+			continue;
+		const double v = vals[k].v;
+		double *e = x.dexc[(size_t)pre[k]].data();
+		int32_t *o = x.dover[(size_t)pre[k]].data();
+		for (uint32_t j = 0; j < span; j++) {
+			uint32_t b = j < A ? j : j - A;
+			double t0 = pl.total[b], t1 = t0 + v;
+			uint32_t f0 = ecmp ? pl.flows[b] : 0;
+			uint32_t f1 = f0 + (v > 0 ? x.nc_flows : 0);
+			e[j + 1] = e[j] + (pl.exc(t1, f1) - pl.exc(t0, f0));
+			o[j + 1] = o[j] + (int32_t)pl.is_over(t1, f1) -
+				(int32_t)pl.is_over(t0, f0);
+		}
+	}
+	for (NewcomerLink::Run &run : runs)
+		run.pre = pre[(size_t)run.pre];
+	x.runs = std::move(runs);
+}
 
 }  // namespace
 
 NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				  int64_t newcomer_period_us,
-				  const CircleOpts &o, bool stop_at_perfect)
+				  const CircleOpts &o, bool stop_at_perfect,
+				  bool by_runs)
 {
 	NewcomerShift r;
 	if (newcomer_period_us <= 0)
@@ -526,6 +624,10 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				x.nc0.emplace_back(b, d[b]);
 		R = std::min(R, pl.circle.rotations(pl.nc));
 	}
+	if (by_runs)
+		for (size_t l = 0; l < links.size(); l++)
+			if (links[l].capacity_mbps != 0)
+				prefix_runs(nl[l], *nl[l].p, R);
 	r.gate_period_us = gate;
 	if (!constrained)
 		R = 1;
@@ -562,7 +664,29 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 			double excess = x.excess;
 			long over = (long)x.over;
 			// Only the bins the newcomer touches change the excess.
-			if (std::fabs(q_real - q) < 1e-6) {
+			if (std::fabs(q_real - q) < 1e-6 && !n.runs.empty()) {
+				uint32_t k = (uint32_t)q % A;
+				double d = 0.0;
+				for (const auto &run : n.runs) {
+					if (run.pre >= 0) {
+						const double *e = n.dexc[(size_t)run.pre].data();
+						const int32_t *ov = n.dover[(size_t)run.pre].data();
+						d += e[run.b1 + k] - e[run.b0 + k];
+						over += ov[run.b1 + k] - ov[run.b0 + k];
+						continue;
+					}
+					for (uint32_t b = run.b0; b < run.b1; b++) {
+						uint32_t bb = b + k >= A ? b + k - A : b + k;
+						double t0 = x.total[bb], t1 = t0 + run.v;
+						uint32_t f0 = ecmp ? x.flows[bb] : 0;
+						uint32_t f1 = f0 + (run.v > 0 ? n.nc_flows : 0);
+						d += x.exc(t1, f1) - x.exc(t0, f0);
+						over += (long)x.is_over(t1, f1) - (long)x.is_over(t0, f0);
+					}
+				}
+				excess += d;
+				r.run_evaluations++;
+			} else if (std::fabs(q_real - q) < 1e-6) {
 				uint32_t k = (uint32_t)q % A;
 				for (const auto &[b, v] : n.nc0) {
 					uint32_t bb = b + k >= A ? b + k - A : b + k;

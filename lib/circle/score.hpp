@@ -98,12 +98,17 @@ struct NewcomerShift {
 	double score_min = 1.0;
 	double score_mean = 1.0;
 	uint64_t evaluations = 0;  // candidate shifts x links scored
+	uint64_t run_evaluations = 0;  // of those, by runs (by_runs)
 };
 // stop_at_perfect: stop at the first shift scoring 1 everywhere (on
 // single pipes nothing later can win; same answer, fewer evaluations);
 // false scores every candidate shift (tests compare the two).
+// by_runs: score whole-bin rotations of the newcomer by runs of equal
+// demand and prefix sums where that is cheaper (score.cpp, prefix_runs);
+// false walks its bins one by one (tests compare the two).
 NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				  int64_t newcomer_period_us,
-				  const CircleOpts &o, bool stop_at_perfect = true);
+				  const CircleOpts &o, bool stop_at_perfect = true,
+				  bool by_runs = true);
 
 }  // namespace orrery

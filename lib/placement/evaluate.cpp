@@ -11,7 +11,8 @@
 // shift, the shift is chosen for the shared links' worst score and then
 // their mean, instead of the mean alone.  The result still maximises the
 // minimum over all links.  This keeps a decision inside slurmctld cheap:
-// the search costs rotations x bins per contended link.
+// the search costs rotations x bins per contended link (rotations x runs
+// of equal demand where that is cheaper: circle/score.cpp, prefix_runs).
 #include <algorithm>
 
 #include "core/error.hpp"

@@ -7,7 +7,9 @@
 //     score_shifts() of every job recomputed from scratch;
 //   - stopping at the first perfect shift gives bit for bit the answer of
 //     the search that scores every candidate shift (ECMP links included,
-//     where the search must not stop).
+//     where the search must not stop);
+//   - scoring rotations by runs and prefix sums gives the shift of the
+//     bin-by-bin walk, and its scores to rounding.
 #include "circle/pinned_load.hpp"
 #include "circle/score.hpp"
 #include "core/error.hpp"
@@ -201,12 +203,59 @@ static void stop_at_perfect_same_answer(void **state)
 	assert_true(imperfect > 50);
 }
 
+// Runs and prefix sums (score.cpp, prefix_runs) against the bin-by-bin
+// walk: the same shift, the same bins over, the same scores up to the
+// order the terms were added in.  Random links as above, and box-shaped
+// newcomers of high duty on tight links (the case the runs are for:
+// long runs of one value), so that both paths are taken often.
+static void runs_same_answer(void **state)
+{
+	(void)state;
+	std::mt19937_64 g(20261204);
+	const CircleOpts o;
+	uint64_t by_runs = 0, total = 0;
+	size_t imperfect = 0;
+	for (int round = 0; round < 400; round++) {
+		std::vector<LinkProblem> ps(1 + g() % 4);
+		Pattern nc = random_pattern(g);
+		if (round % 2) {	/* one long phase, 50-95 % duty */
+			nc.phases.resize(1);
+			nc.phases[0].offset_us = 0;
+			nc.phases[0].duration_us = nc.period_us * (int64_t)(50 + g() % 46) / 100;
+		}
+		for (LinkProblem &p : ps)
+			p = problem(random_link(g), nc, nullptr);
+		NewcomerShift walk = best_newcomer_shift(ps, nc.period_us, o, true, false);
+		NewcomerShift runs = best_newcomer_shift(ps, nc.period_us, o, true, true);
+		assert_int_equal(walk.run_evaluations, 0);
+		assert_int_equal(runs.shift_us, walk.shift_us);
+		assert_int_equal(runs.gate_period_us, walk.gate_period_us);
+		assert_int_equal(runs.evaluations, walk.evaluations);
+		assert_true(std::fabs(runs.score_min - walk.score_min) < 1e-12);
+		assert_true(std::fabs(runs.score_mean - walk.score_mean) < 1e-12);
+		for (size_t l = 0; l < ps.size(); l++) {
+			assert_true(std::fabs(runs.links[l].score - walk.links[l].score) < 1e-12);
+			assert_true(runs.links[l].over_fraction == walk.links[l].over_fraction);
+			assert_true(std::fabs(runs.links[l].score_unshifted -
+					      walk.links[l].score_unshifted) < 1e-12);
+		}
+		by_runs += runs.run_evaluations;
+		total += runs.evaluations;
+		imperfect += walk.score_min < 1.0;
+	}
+	print_message("%llu of %llu link scores by runs, %zu imperfect\n",
+		      (unsigned long long)by_runs, (unsigned long long)total, imperfect);
+	assert_true(by_runs > total / 4);
+	assert_true(imperfect > 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shared_load_same_answer),
 		cmocka_unit_test(load_is_the_running_jobs),
 		cmocka_unit_test(stop_at_perfect_same_answer),
+		cmocka_unit_test(runs_same_answer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
