@@ -45,6 +45,17 @@ struct PinnedLoad {
 		return model ? (*model)(t, f) > C * kOverEpsilon
 			     : t > C * (1.0 + kOverEpsilon);
 	}
+	// Adding demand v to bin b (and nf flows with it when v > 0): the
+	// change of the bin's excess, returned, and of the bins over, added
+	// to *over.
+	double add_to_bin(uint32_t b, double v, uint32_t nf, long *over) const
+	{
+		double t0 = total[b], t1 = t0 + v;
+		uint32_t f0 = model ? flows[b] : 0;
+		uint32_t f1 = f0 + (v > 0 ? nf : 0);
+		*over += (long)is_over(t1, f1) - (long)is_over(t0, f0);
+		return exc(t1, f1) - exc(t0, f0);
+	}
 };
 
 // others: all with fixed_shift_us set (ORRERY_EINTERNAL otherwise).

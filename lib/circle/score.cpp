@@ -538,7 +538,6 @@ void prefix_runs(NewcomerLink &x, const PinnedLoad &pl, uint32_t R)
 	}
 	if (!n_pre || by_runs >= walk)
 		return;
-	const bool ecmp = pl.model != nullptr;
 	x.dexc.assign(n_pre, std::vector<double>((size_t)span + 1, 0.0));
 	x.dover.assign(n_pre, std::vector<int32_t>((size_t)span + 1, 0));
 	for (size_t k = 0; k < vals.size(); k++) {
@@ -548,13 +547,10 @@ void prefix_runs(NewcomerLink &x, const PinnedLoad &pl, uint32_t R)
 		double *e = x.dexc[(size_t)pre[k]].data();
 		int32_t *o = x.dover[(size_t)pre[k]].data();
 		for (uint32_t j = 0; j < span; j++) {
-			uint32_t b = j < A ? j : j - A;
-			double t0 = pl.total[b], t1 = t0 + v;
-			uint32_t f0 = ecmp ? pl.flows[b] : 0;
-			uint32_t f1 = f0 + (v > 0 ? x.nc_flows : 0);
-			e[j + 1] = e[j] + (pl.exc(t1, f1) - pl.exc(t0, f0));
-			o[j + 1] = o[j] + (int32_t)pl.is_over(t1, f1) -
-				(int32_t)pl.is_over(t0, f0);
+			long over = 0;
+			e[j + 1] = e[j] + pl.add_to_bin(j < A ? j : j - A, v,
+							x.nc_flows, &over);
+			o[j + 1] = o[j] + (int32_t)over;
 		}
 	}
 	for (NewcomerLink::Run &run : runs)
@@ -657,7 +653,6 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 			}
 			const uint32_t A = x.circle.bins;
 			const double C = x.C;
-			const bool ecmp = x.model != nullptr;
 			double sl = std::fmod(se, (double)x.circle.gate_period_us[x.nc]);
 			double q_real = sl * (double)A / (double)x.circle.perimeter_us;
 			double q = std::nearbyint(q_real);
@@ -675,27 +670,17 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 						over += ov[run.b1 + k] - ov[run.b0 + k];
 						continue;
 					}
-					for (uint32_t b = run.b0; b < run.b1; b++) {
-						uint32_t bb = b + k >= A ? b + k - A : b + k;
-						double t0 = x.total[bb], t1 = t0 + run.v;
-						uint32_t f0 = ecmp ? x.flows[bb] : 0;
-						uint32_t f1 = f0 + (run.v > 0 ? n.nc_flows : 0);
-						d += x.exc(t1, f1) - x.exc(t0, f0);
-						over += (long)x.is_over(t1, f1) - (long)x.is_over(t0, f0);
-					}
+					for (uint32_t b = run.b0; b < run.b1; b++)
+						d += x.add_to_bin(b + k >= A ? b + k - A : b + k,
+								  run.v, n.nc_flows, &over);
 				}
 				excess += d;
 				r.run_evaluations++;
 			} else if (std::fabs(q_real - q) < 1e-6) {
 				uint32_t k = (uint32_t)q % A;
-				for (const auto &[b, v] : n.nc0) {
-					uint32_t bb = b + k >= A ? b + k - A : b + k;
-					double t0 = x.total[bb], t1 = t0 + v;
-					uint32_t f0 = ecmp ? x.flows[bb] : 0;
-					uint32_t f1 = f0 + (v > 0 ? n.nc_flows : 0);
-					excess += x.exc(t1, f1) - x.exc(t0, f0);
-					over += (long)x.is_over(t1, f1) - (long)x.is_over(t0, f0);
-				}
+				for (const auto &[b, v] : n.nc0)
+					excess += x.add_to_bin(b + k >= A ? b + k - A : b + k,
+							       v, n.nc_flows, &over);
 			} else {
 				discretise_sparse(links[l].newcomer, 1.0, x.circle,
 						  x.nc, sl, sparse);
@@ -706,11 +691,7 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 					add[b] += v;
 				}
 				for (uint32_t b : touched) {
-					double t0 = x.total[b], t1 = t0 + add[b];
-					uint32_t f0 = ecmp ? x.flows[b] : 0;
-					uint32_t f1 = f0 + (add[b] > 0 ? n.nc_flows : 0);
-					excess += x.exc(t1, f1) - x.exc(t0, f0);
-					over += (long)x.is_over(t1, f1) - (long)x.is_over(t0, f0);
+					excess += x.add_to_bin(b, add[b], n.nc_flows, &over);
 					add[b] = 0.0;
 				}
 			}
