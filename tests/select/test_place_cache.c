@@ -138,44 +138,6 @@ static void test_ranking_keeps_at_most_max_cands(void **state)
 	orr_cache_free(c);
 }
 
-/* A held job is held again on its ranking for recheck_s seconds after
- * it was made, whatever the cluster did meanwhile, and only then. */
-static void test_held_ranking_reused_for_a_while(void **state)
-{
-	orr_cache_t *c = orr_cache_new(8, free_profile);
-	orr_entry_t *e = get(c, 1, "x", true);
-	orr_rank_key_t moved = { .version = 9, .bitmap_hash = 8,
-				 .min_nodes = 2 };
-	orr_rank_key_t other = moved;
-	time_t t;
-
-	(void) state;
-	assert_false(orr_entry_hold_reusable(e, &moved, time(NULL), 5));
-	rank(c, e, 1, 2);
-	t = e->ranked_at;
-	assert_true(t > 0);
-	/* Ranked, not held: a changed key means a new ranking. */
-	assert_false(orr_entry_hold_reusable(e, &moved, t, 5));
-	strcpy(e->fallback, "held");
-	assert_true(orr_entry_hold_reusable(e, &moved, t, 5));
-	assert_true(orr_entry_hold_reusable(e, &moved, t + 4, 5));
-	assert_false(orr_entry_hold_reusable(e, &moved, t + 5, 5));
-	assert_false(orr_entry_hold_reusable(e, &moved, t - 1, 5)); /* clock stepped back */
-	assert_false(orr_entry_hold_reusable(e, &moved, t, 0));
-	/* Another size or request: the old candidates say nothing. */
-	other.min_nodes = 4;
-	assert_false(orr_entry_hold_reusable(e, &other, t, 5));
-	other = moved;
-	other.req_hash = 1;
-	assert_false(orr_entry_hold_reusable(e, &other, t, 5));
-	/* No candidate, or no ranking: nothing to be held on. */
-	rank(c, e, 1, 0);
-	assert_false(orr_entry_hold_reusable(e, &moved, e->ranked_at, 5));
-	orr_cache_unrank(c, e);
-	assert_false(orr_entry_hold_reusable(e, &moved, t, 5));
-	orr_cache_free(c);
-}
-
 static void test_drop_frees_everything(void **state)
 {
 	orr_cache_t *c = orr_cache_new(8, free_profile);
@@ -265,7 +227,6 @@ int main(void)
 		cmocka_unit_test(test_second_get_is_a_hit),
 		cmocka_unit_test(test_new_profile_text_resets),
 		cmocka_unit_test(test_ranking_keeps_at_most_max_cands),
-		cmocka_unit_test(test_held_ranking_reused_for_a_while),
 		cmocka_unit_test(test_drop_frees_everything),
 		cmocka_unit_test(test_lru_bound),
 		cmocka_unit_test(test_sweep_drops_ended_jobs),

@@ -33,9 +33,6 @@
 
 /* Candidates handed to cons_tres before the unnarrowed bitmap. */
 #define MAX_TRIES ORR_CACHE_MAX_CANDS
-/* Seconds a held job is held again on its last ranking, however the
- * cluster changed (orr_entry_hold_reusable()). */
-#define ORR_HOLD_RECHECK_S 5
 
 /* cons_tres's job_test, timed.  Called with and without orr_ctld_lock (always
  * under slurmctld's job write lock), hence the atomic adds. */
@@ -245,9 +242,8 @@ static bool hold_locked(job_record_t *job_ptr, orr_entry_t *e, size_t first)
  * Rank (or reuse the ranking of) the job among a->bitmap; with narrow,
  * try the candidates: SLURM_SUCCESS with a->bitmap narrowed, or
  * SLURM_ERROR when cons_tres took none (*tries: how many it was
- * offered), ESLURM_NODES_BUSY when the job is held (hold_locked; a held
- * job is held again on a ranking of the last ORR_HOLD_RECHECK_S seconds
- * whatever changed).  The ranking is reused while its key holds (same state version, bitmap, request); so is what cons_tres
+ * offered), ESLURM_NODES_BUSY when the job is held (hold_locked).  The ranking is reused while its
+ * key holds (same state version, bitmap, request); so is what cons_tres
  * answered: candidates it refused under that key are not offered again.
  * `answer': the nodes cons_tres just chose on the full set; candidates
  * are of its size (options.c: -N min-max, --spread-job, ... keep their
@@ -275,18 +271,8 @@ static int place_locked(orrery_job_test_args_t *a, bool narrow,
 		.req_hash = req_hash(a),
 		.min_nodes = n_nodes,
 	};
-	first = e->outcome == ORR_OUTCOME_UNKNOWN ? 0 : (size_t) e->outcome;
 	if (e->ranked && orr_key_equal(&e->key, &key)) {
 		orr_stats.rank_hits++;
-	} else if (narrow &&
-		   orr_entry_hold_reusable(e, &key, time(NULL),
-					   ORR_HOLD_RECHECK_S) &&
-		   hold_locked(job_ptr, e, first)) {
-		/* Still held on a ranking of the last few seconds: no new
-		 * one (place_cache.h); candidates are not tried on it. */
-		orr_stats.hold_reuses++;
-		rc = ESLURM_NODES_BUSY;
-		goto out;
 	} else {
 		uint64_t t0 = orr_now_ns();
 		const orrery_profile_t *prof;

@@ -86,7 +86,7 @@ void orr_log_stats_locked(bool force)
 	     " cons_tres_us=%"PRIu64" run_now_tests=%"PRIu64
 	     " run_now_us=%"PRIu64" rank_hits=%"PRIu64" rank_misses=%"PRIu64
 	     " rank_us=%"PRIu64" parses=%"PRIu64" tries_skipped=%"PRIu64
-	     " holds=%"PRIu64" hold_reuses=%"PRIu64
+	     " holds=%"PRIu64
 	     " cache_entries=%zu cache_evicted=%"PRIu64
 	     " job_test_cpu_us=%"PRIu64" cons_tres_cpu_us=%"PRIu64
 	     " run_now_cpu_us=%"PRIu64" kept_answers=%"PRIu64
@@ -106,8 +106,7 @@ void orr_log_stats_locked(bool force)
 	     __atomic_load_n(&orr_stats.run_calls, __ATOMIC_RELAXED),
 	     __atomic_load_n(&orr_stats.run_ns, __ATOMIC_RELAXED) / 1000,
 	     orr_stats.rank_hits, orr_stats.rank_misses, orr_stats.rank_ns / 1000,
-	     orr_stats.parses, orr_stats.tries_skipped, orr_stats.holds,
-	     orr_stats.hold_reuses, cs.live, cs.evicted,
+	     orr_stats.parses, orr_stats.tries_skipped, orr_stats.holds, cs.live, cs.evicted,
 	     __atomic_load_n(&orr_stats.jt_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     __atomic_load_n(&orr_stats.ct_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     __atomic_load_n(&orr_stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000,

@@ -74,9 +74,6 @@ struct orr_ctld_stats {
 	 * cons_tres already refused them under the same key. */
 	uint64_t rank_hits, rank_misses, rank_ns, parses, tries_skipped;
 	uint64_t holds;		/* holds started (hold_locked()) */
-	/* Tests of a held job answered on its ranking of the last
-	 * ORR_HOLD_RECHECK_S seconds though its key changed: no ranking. */
-	uint64_t hold_reuses;
 	/* Narrowed jobs whose first candidate was cons_tres's own answer on
 	 * the full set: started without a second cons_tres call. */
 	uint64_t kept;

@@ -162,15 +162,6 @@ bool orr_key_equal(const orr_rank_key_t *a, const orr_rank_key_t *b)
 		a->req_hash == b->req_hash && a->min_nodes == b->min_nodes;
 }
 
-bool orr_entry_hold_reusable(const orr_entry_t *e, const orr_rank_key_t *key,
-			     time_t now, unsigned recheck_s)
-{
-	return e->ranked && e->n_cand && !strcmp(e->fallback, "held") &&
-		e->key.req_hash == key->req_hash &&
-		e->key.min_nodes == key->min_nodes &&
-		now >= e->ranked_at && now - e->ranked_at < (time_t) recheck_s;
-}
-
 bool orr_cache_set_ranking(orr_cache_t *c, orr_entry_t *e,
 			   const orr_rank_key_t *key, size_t n_total,
 			   const orr_cand_t *cands, size_t n)
@@ -196,7 +187,6 @@ bool orr_cache_set_ranking(orr_cache_t *c, orr_entry_t *e,
 	e->n_total = n_total;
 	e->key = *key;
 	e->ranked = true;
-	e->ranked_at = time(NULL);
 	e->outcome = ORR_OUTCOME_UNKNOWN;
 	return true;
 }

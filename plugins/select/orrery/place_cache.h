@@ -69,7 +69,6 @@ typedef struct orr_entry {
 
 	bool ranked;
 	orr_rank_key_t key;
-	time_t ranked_at;	/* when the ranking was computed */
 	size_t n_total;		/* candidates the ranking had */
 	size_t n_cand;		/* kept in cand[] */
 	orr_cand_t cand[ORR_CACHE_MAX_CANDS];
@@ -111,19 +110,6 @@ bool orr_cache_set_ranking(orr_cache_t *c, orr_entry_t *e,
 			   const orr_rank_key_t *key, size_t n_total,
 			   const orr_cand_t *cands, size_t n);
 bool orr_key_equal(const orr_rank_key_t *a, const orr_rank_key_t *b);
-
-/*
- * Whether a job held by admission (fallback "held") may be held again on
- * its last ranking although the key changed to `key': the ranking is less
- * than recheck_s old and was made for the same request (size, cores held
- * by reservations); only the cluster's state and the offered nodes moved.  A held job is tested on every scheduling pass, and any
- * job starting or ending anywhere changes its key; re-ranking it each
- * time cost a held job's test six times one cons_tres call
- * (doc/benchmark-report.md).  What a hold waits for (its neighbours to
- * leave, nodes elsewhere to free) is then seen at most recheck_s late.
- */
-bool orr_entry_hold_reusable(const orr_entry_t *e, const orr_rank_key_t *key,
-			     time_t now, unsigned recheck_s);
 
 void orr_cache_drop(orr_cache_t *c, uint32_t job_id);
 /* Drop every entry for which gone(job_id, arg) is true. */
