@@ -656,10 +656,11 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 			double sl = std::fmod(se, (double)x.circle.gate_period_us[x.nc]);
 			double q_real = sl * (double)A / (double)x.circle.perimeter_us;
 			double q = std::nearbyint(q_real);
+			const bool whole_bins = std::fabs(q_real - q) < 1e-6;
 			double excess = x.excess;
 			long over = (long)x.over;
 			// Only the bins the newcomer touches change the excess.
-			if (std::fabs(q_real - q) < 1e-6 && !n.runs.empty()) {
+			if (whole_bins && !n.runs.empty()) {
 				uint32_t k = (uint32_t)q % A;
 				double d = 0.0;
 				for (const auto &run : n.runs) {
@@ -676,7 +677,7 @@ NewcomerShift best_newcomer_shift(const std::vector<LinkProblem> &links,
 				}
 				excess += d;
 				r.run_evaluations++;
-			} else if (std::fabs(q_real - q) < 1e-6) {
+			} else if (whole_bins) {
 				uint32_t k = (uint32_t)q % A;
 				for (const auto &[b, v] : n.nc0)
 					excess += x.add_to_bin(b + k >= A ? b + k - A : b + k,
