@@ -272,10 +272,12 @@ else
 	}
 	# A reconfigure that changes nothing orrery models keeps its model
 	# (the 4 running jobs) instead of reloading it from orrery_state.
+	# Its "kept" line comes at the first call that needs the model, which
+	# may be within the second below (a job's end, the channel resync):
+	# the log is read from the reconfigure on.
 	mark0=$(wc -l <"$BASE/log/slurmctld.log")
 	t scontrol reconfigure
 	sleep 1
-	mark=$(wc -l <"$BASE/log/slurmctld.log")
 	k0=$(kept_counter)
 	p=$(t sbatch --parsable -N5 --ntasks-per-node=1 -c1 -o /dev/null --wrap 'sleep 30')
 	check "busy nodes: a 5-node job starts beside 4 single-node jobs" wait_running "$p"
@@ -295,8 +297,8 @@ else
 			bash -c "tail -n +$((mark0 + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored 4 jobs from '"
 	else
 		check "busy nodes: the reconfigure before it kept orrery's model of the 4 running jobs" \
-			bash -c "tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: reconfigure changed nothing orrery models; kept its 4 running jobs' &&
-				! tail -n +$((mark + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored '"
+			bash -c "tail -n +$((mark0 + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: reconfigure changed nothing orrery models; kept its 4 running jobs' &&
+				! tail -n +$((mark0 + 1)) '$BASE/log/slurmctld.log' | grep -q 'select/orrery: restored '"
 	fi
 	t scancel "$p" "${fill[@]}"
 	for _ in $(seq 100); do [ -z "$(t squeue -h)" ] && break; sleep 0.1; done
