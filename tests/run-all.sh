@@ -20,6 +20,10 @@
 #    ORRERY_2411_STATE_PREFIX its state dirs, default /var/tmp/orrery).
 # Each suite's header names the Slurm release it runs against, and each
 # suite's result line its time.
+# The steps that only compute (the sanitizer build and its unit tests, make
+# distcheck, the Debian packages) run in the background beside the cluster
+# suites, which mostly wait on daemons and jobs; their output is printed
+# where they are joined (see "background steps" below).
 # The last line is "N passed, M failed" over all suites.
 set -uo pipefail
 
@@ -45,6 +49,9 @@ step() { printf '\n==== %s (%s)\n' "$1" "$(date +%T)"; step_t0=$SECONDS; }
 record() {  # record NAME RC: the suite's result and time since its step
 	printf -- '---- %s: %s in %d s\n' "$1" "$([ "$2" -eq 0 ] && echo passed || echo FAILED)" \
 		$((SECONDS - step_t0))
+	count "$1" "$2"
+}
+count() {  # count NAME RC
 	if [ "$2" -eq 0 ]; then
 		suites_passed=$((suites_passed + 1))
 	else
@@ -52,7 +59,51 @@ record() {  # record NAME RC: the suite's result and time since its step
 		failed_names+=("$1")
 	fi
 }
+
+# ------------------------------------------------------- background steps
+# The CPU-bound steps (a build and its unit tests, packages) run beside the
+# cluster suites, which mostly wait on daemons and jobs: on the 2-core CI
+# machine that saves about a quarter of the run.  They run at nice 19, so
+# a daemon or a test that wants a CPU gets it first (the timing tests also
+# raise themselves to SCHED_FIFO: tests/lib/rt.sh), in a subshell whose
+# output goes to a file; bg_join waits for them, prints that output and
+# counts the results their record lines give.  They are joined before the
+# suites that time real traffic (channel, netbed) and at the end.
+bg_pid=
+bg_log=
+bg_what=
+bg_start() {  # bg_start LOG WHAT FUNCTION: FUNCTION's steps in the background
+	bg_log=$1 bg_what=$2
+	(
+		renice -n 19 -p "$BASHPID" >/dev/null 2>&1
+		"$3"
+		echo "#### background steps ended"
+	) >"$bg_log" 2>&1 &
+	bg_pid=$!
+	printf '\n#### in the background from %s: %s (log: %s; printed where joined)\n' \
+		"$(date +%T)" "$bg_what" "$bg_log"
+}
+bg_join() {
+	local t0=$SECONDS line rc name
+	[ -n "$bg_pid" ] || return 0
+	wait "$bg_pid"
+	bg_pid=
+	printf '\n#### joined the background steps (%s; waited %d s for them here)\n' \
+		"$bg_what" $((SECONDS - t0))
+	cat "$bg_log"
+	while IFS= read -r line; do
+		case $line in
+		*": passed in "*" s") rc=0; name=${line%: passed in *} ;;
+		*) rc=1; name=${line%: FAILED in *} ;;
+		esac
+		count "${name#---- }" $rc
+	done < <(grep -E '^---- .*: (passed|FAILED) in [0-9]+ s$' "$bg_log")
+	grep -q '^#### background steps ended' "$bg_log" ||
+		{ echo "---- background steps ($bg_what): ended early"; count "background steps ($bg_what)" 1; }
+}
+
 finish() {
+	bg_join
 	echo
 	[ ${#failed_names[@]} -gt 0 ] && echo "failed suites: ${failed_names[*]}"
 	echo "$suites_passed passed, $suites_failed failed"
@@ -73,7 +124,7 @@ if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ] && [ $only_2411 -eq 0 ]; then
 	root_t0=$(date +%s)
 	"$top/contrib/slurm-root/build" "$root" >"$build/trixie-root.log" 2>&1 &
 	root_pid=$!
-	trap '[ -n "$root_pid" ] && kill "$root_pid" 2>/dev/null' EXIT
+	trap 'kill $root_pid $bg_pid 2>/dev/null' EXIT
 	echo "building the Debian 13 root for the 24.11 suites in the background (log: $build/trixie-root.log)"
 fi
 
@@ -117,27 +168,36 @@ done
 grep -E '^# (TOTAL|PASS|FAIL|ERROR)' "$build/obj/test-suite.log" 2>/dev/null
 record "make check" $rc
 
-step "sanitizers: ASan + UBSan build of liborrery, plugins' testable parts, tools; make check"
-"$top/tests/sanitize/run.sh" --build "$build/sanitize"
-record "sanitizers (ASan+UBSan)" $?
-
 step "fuzzers: libFuzzer + ASan/UBSan, 10^6 executions per target (at most ${ORRERY_FUZZ_SECONDS:-300} s)"
 "$top/tests/fuzz/run.sh" --execs 1000000 --seconds "${ORRERY_FUZZ_SECONDS:-300}" --build "$build/fuzz"
 record "fuzzers" $?
 
-step "make distcheck"
-(cd "$build/obj" && make -j2 distcheck DISTCHECK_CONFIGURE_FLAGS="--enable-werror ${slurm_src_opt[*]}" >"$build/distcheck.log" 2>&1)
-rc=$?
-tail -n 4 "$build/distcheck.log"
-record distcheck $rc
+# The sanitizer build, make distcheck and the packages (about 12 minutes
+# of both CPUs on their own), beside the cluster suites below.
+cpu_steps_2205() {
+	step "sanitizers: ASan + UBSan build of liborrery, plugins' testable parts, tools; make check"
+	"$top/tests/sanitize/run.sh" --build "$build/sanitize"
+	record "sanitizers (ASan+UBSan)" $?
 
-step "Debian packages (dpkg-buildpackage, contents, exact Slurm dependency)"
-if [ ${#slurm_src_opt[@]} -gt 0 ]; then
-	"$top/tests/debian/build-debs.sh" "${slurm_src_opt[0]#--with-slurm-source=}"
-	record "debian packages" $?
+	step "make distcheck"
+	(cd "$build/obj" && make -j2 distcheck DISTCHECK_CONFIGURE_FLAGS="--enable-werror ${slurm_src_opt[*]}" >"$build/distcheck.log" 2>&1)
+	rc=$?
+	tail -n 4 "$build/distcheck.log"
+	record distcheck $rc
+
+	step "Debian packages (dpkg-buildpackage, contents, exact Slurm dependency)"
+	if [ ${#slurm_src_opt[@]} -gt 0 ]; then
+		"$top/tests/debian/build-debs.sh" "${slurm_src_opt[0]#--with-slurm-source=}"
+		record "debian packages" $?
+	else
+		echo "no Slurm source tree: the packages cannot be built"
+		record "debian packages" 1
+	fi
+}
+if [ $skip_cluster -eq 0 ]; then
+	bg_start "$build/background-22.05.log" "sanitizers, make distcheck, Debian packages" cpu_steps_2205
 else
-	echo "no Slurm source tree: the packages cannot be built"
-	record "debian packages" 1
+	cpu_steps_2205
 fi
 
 if [ $skip_cluster -eq 0 ]; then
@@ -167,6 +227,8 @@ if [ $skip_cluster -eq 0 ]; then
 		step "stress ($sv): select plugin under faults, kill -9 restarts, bad state files and a 1000-job burst"
 		"$top/tests/stress/run.sh" --jobs 1000 "$plugins"
 		record "stress ($sv)" $?
+		# What follows times real traffic and live gates: no builds beside it.
+		bg_join
 		step "live channel ($sv): gates re-aligned in running jobs when a neighbour leaves, fails or is requeued, user tampering, kill -9 of slurmctld inside the saver gap"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/channel/cluster.sh" --build-dir "$build/obj"
 		record "channel (live re-alignment, $sv)" $?
@@ -180,6 +242,7 @@ if [ $skip_cluster -eq 0 ]; then
 		echo "select plugin not built: its cluster suites did not run"
 		record "select plugin (not built, $sv)" 1
 	fi
+	bg_join
 	step "discover ($sv): per-job congestion counters in sacct, NIC affinity, capacity check"
 	ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/discover/cluster.sh" --build-dir "$build/obj"
 	record "discover (cluster, $sv)" $?
@@ -234,6 +297,12 @@ if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
 		record "build ($sv24)" $rc
 		plugins24=$build/install-24.11/lib/slurm
 		if [ $rc -eq 0 ] && [ -f "$plugins24/select_orrery_cons_tres.so" ]; then
+			cpu_steps_2411() {
+				step "Debian packages ($sv24): dpkg-buildpackage in the root, contents, exact Slurm dependency"
+				R "$top/tests/debian/build-debs.sh" "$(tail -n 1 "$build/slurm-src-24.11.log" | sed 's/^--with-slurm-source=//')"
+				record "debian packages ($sv24)" $?
+			}
+			bg_start "$build/background-24.11.log" "Debian packages ($sv24)" cpu_steps_2411
 			step "integration ($sv24): the integration suite under select/orrery_cons_tres, slurmdbd + MariaDB + sacct"
 			R env ORRERY_SELECT_PLUGIN_DIR="$plugins24" \
 				"$top/tests/integration/run.sh" --build-dir "$build/obj-24.11" \
@@ -247,9 +316,7 @@ if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
 			R env ORRERY_STRESS_BASE="$s24-st-2411" ORRERY_STRESS_PORT=$((p24 + 60)) \
 				"$top/tests/stress/run.sh" --jobs 200 "$plugins24"
 			record "stress ($sv24)" $?
-			step "Debian packages ($sv24): dpkg-buildpackage in the root, contents, exact Slurm dependency"
-			R "$top/tests/debian/build-debs.sh" "$(tail -n 1 "$build/slurm-src-24.11.log" | sed 's/^--with-slurm-source=//')"
-			record "debian packages ($sv24)" $?
+			bg_join
 		else
 			record "select plugin ($sv24, not built)" 1
 		fi

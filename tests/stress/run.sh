@@ -6,8 +6,8 @@
 # usage: tests/stress/run.sh [--jobs N] [--only PART[,PART]] [PLUGINDIR]
 #   PLUGINDIR  where select_orrery_cons_tres.so (and spank_orrery.so) were
 #              installed (default /var/tmp/orrery-stress/plugins)
-#   --jobs N   jobs in the load burst (default 200, what CI runs and
-#              what the figures in select-orrery(8) are for)
+#   --jobs N   jobs in the load burst (default 200; CI runs 1000 under
+#              Slurm 22.05, as select-orrery(8)'s figures, and 200 under 24.11)
 #   --only P   run only these parts: fault, restart, load (the cluster is
 #              still started from scratch)
 #
