@@ -63,12 +63,13 @@ count() {  # count NAME RC
 # ------------------------------------------------------- background steps
 # The CPU-bound steps (a build and its unit tests, packages) run beside the
 # cluster suites, which mostly wait on daemons and jobs: on the 2-core CI
-# machine that saves about a quarter of the run.  They run at nice 19, so
+# machine that saves about a sixth of the run.  They run at nice 19, so
 # a daemon or a test that wants a CPU gets it first (the timing tests also
 # raise themselves to SCHED_FIFO: tests/lib/rt.sh), in a subshell whose
 # output goes to a file; bg_join waits for them, prints that output and
 # counts the results their record lines give.  They are joined before the
-# suites that time real traffic (channel, netbed) and at the end.
+# suites that time the scheduler, real traffic or live gates (stress,
+# channel, netbed), so that no figure those print has a build beside it.
 bg_pid=
 bg_log=
 bg_what=
@@ -224,11 +225,12 @@ if [ $skip_cluster -eq 0 ]; then
 		step "Slurm options under a profile ($sv): the option table, cons_tres and select/orrery"
 		"$top/tests/options/run.sh" "$plugins"
 		record "options (select/orrery vs cons_tres, $sv)" $?
+		# What follows times the scheduler (stress's burst, side by side
+		# with cons_tres), real traffic and live gates: nothing beside it.
+		bg_join
 		step "stress ($sv): select plugin under faults, kill -9 restarts, bad state files and a 1000-job burst"
 		"$top/tests/stress/run.sh" --jobs 1000 "$plugins"
 		record "stress ($sv)" $?
-		# What follows times real traffic and live gates: no builds beside it.
-		bg_join
 		step "live channel ($sv): gates re-aligned in running jobs when a neighbour leaves, fails or is requeued, user tampering, kill -9 of slurmctld inside the saver gap"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/channel/cluster.sh" --build-dir "$build/obj"
 		record "channel (live re-alignment, $sv)" $?
@@ -312,11 +314,11 @@ if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
 			R env ORRERY_SELECT_TEST_BASE="$s24-select-2411/cluster" \
 				ORRERY_SELECT_TEST_PORT=$((p24 + 40)) "$top/tests/select/run.sh" "$plugins24"
 			record "select plugin ($sv24)" $?
+			bg_join
 			step "stress ($sv24): faults, kill -9 restarts, bad state files and a 200-job burst"
 			R env ORRERY_STRESS_BASE="$s24-st-2411" ORRERY_STRESS_PORT=$((p24 + 60)) \
 				"$top/tests/stress/run.sh" --jobs 200 "$plugins24"
 			record "stress ($sv24)" $?
-			bg_join
 		else
 			record "select plugin ($sv24, not built)" 1
 		fi
