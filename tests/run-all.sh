@@ -20,10 +20,7 @@
 #    ORRERY_2411_STATE_PREFIX its state dirs, default /var/tmp/orrery).
 # Each suite's header names the Slurm release it runs against, and each
 # suite's result line its time.
-# The steps that only compute (the sanitizer build and its unit tests, make
-# distcheck, the Debian packages) run in the background beside the cluster
-# suites, which mostly wait on daemons and jobs; their output is printed
-# where they are joined (see "background steps" below).
+# The CPU-bound steps run beside the cluster suites ("background steps").
 # The last line is "N passed, M failed" over all suites.
 set -uo pipefail
 
