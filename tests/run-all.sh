@@ -63,17 +63,21 @@ count() {  # count NAME RC
 # machine that saves about a sixth of the run.  They run at nice 19, so
 # a daemon or a test that wants a CPU gets it first (the timing tests also
 # raise themselves to SCHED_FIFO: tests/lib/rt.sh), in a subshell whose
-# output goes to a file; bg_join waits for them, prints that output and
-# counts the results their record lines give.  They are joined before the
-# suites that time the scheduler, real traffic or live gates (stress,
-# channel, netbed), so that no figure those print has a build beside it.
+# output goes to a file.  Their record lines also go, one "RC NAME" line
+# each, to a results file of their own, which bg_join counts; it prints
+# the output where it joins.  They are joined before the suites that time
+# the scheduler, real traffic or live gates (stress, channel, netbed), so
+# that no figure those print has a build beside it.
 bg_pid=
 bg_log=
 bg_what=
 bg_start() {  # bg_start LOG WHAT FUNCTION: FUNCTION's steps in the background
 	bg_log=$1 bg_what=$2
+	: >"$bg_log.results"
 	(
 		renice -n 19 -p "$BASHPID" >/dev/null 2>&1
+		# This subshell's own count: the parent counts the file.
+		count() { printf '%d %s\n' "$2" "$1" >>"$bg_log.results"; }
 		"$3"
 		echo "#### background steps ended"
 	) >"$bg_log" 2>&1 &
@@ -82,23 +86,33 @@ bg_start() {  # bg_start LOG WHAT FUNCTION: FUNCTION's steps in the background
 		"$(date +%T)" "$bg_what" "$bg_log"
 }
 bg_join() {
-	local t0=$SECONDS line rc name
+	local t0=$SECONDS rc name
 	[ -n "$bg_pid" ] || return 0
 	wait "$bg_pid"
 	bg_pid=
 	printf '\n#### joined the background steps (%s; waited %d s for them here)\n' \
 		"$bg_what" $((SECONDS - t0))
 	cat "$bg_log"
-	while IFS= read -r line; do
-		case $line in
-		*": passed in "*" s") rc=0; name=${line%: passed in *} ;;
-		*) rc=1; name=${line%: FAILED in *} ;;
-		esac
-		count "${name#---- }" $rc
-	done < <(grep -E '^---- .*: (passed|FAILED) in [0-9]+ s$' "$bg_log")
+	while read -r rc name; do
+		count "$name" "$rc"
+	done <"$bg_log.results"
 	grep -q '^#### background steps ended' "$bg_log" ||
 		{ echo "---- background steps ($bg_what): ended early"; count "background steps ($bg_what)" 1; }
 }
+
+# kill_tree PID: PID and every process under it (the background steps'
+# builds and test daemons, the Debian 13 root's debootstrap), children
+# first, when the run ends early.
+kill_tree() {
+	local c
+	[ -n "$1" ] || return 0
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null
+}
+root_pid=
+trap 'kill_tree "$bg_pid"; kill_tree "$root_pid"' EXIT
 
 finish() {
 	bg_join
@@ -116,13 +130,11 @@ step "dependencies"
 # unpacking: build it in the background while the 22.05 tree builds and
 # its unit tests run, and wait for it where the 24.11 suites begin.
 root=$build/trixie-root
-root_pid=
 if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ] && [ $only_2411 -eq 0 ]; then
 	mkdir -p "$build"
 	root_t0=$(date +%s)
 	"$top/contrib/slurm-root/build" "$root" >"$build/trixie-root.log" 2>&1 &
 	root_pid=$!
-	trap 'kill $root_pid $bg_pid 2>/dev/null' EXIT
 	echo "building the Debian 13 root for the 24.11 suites in the background (log: $build/trixie-root.log)"
 fi
 
