@@ -13,7 +13,8 @@
 # Optional: SP_WRAP (a command prefix for slurmctld, e.g. valgrind),
 # SP_SLOW (a factor for every deadline, default 1).
 # Every process started is in SP_PIDS; sp_stop_all (installed as the EXIT
-# trap by sp_fresh_base) stops exactly those, by PID: TERM, then KILL.
+# trap by sp_fresh_base) stops exactly those, by PID: TERM, then KILL,
+# and then the steps of this cluster's jobs (sp_stop_stepds).
 
 # The Slurm release the suite runs against (e.g. 22.05.8, 24.11.5).
 SP_SLURM_VERSION=$(slurmctld -V 2>/dev/null | awk '{print $2}')
@@ -62,6 +63,42 @@ sp_stop_all() {
 	done
 	for p in "${SP_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	SP_PIDS=()
+	sp_stop_stepds
+}
+
+# sp_stepds: the slurmstepds of this cluster's jobs, which a slurmd
+# leaves running when it stops (so that jobs outlive a slurmd restart):
+# those with a file under $BASE open (each keeps its slurmd's log).
+# Only those: another cluster's steps on this host are left alone.
+sp_stepds() {
+	local d f c
+	for d in /proc/[0-9]*; do
+		c=
+		read -r c 2>/dev/null <"$d/comm"
+		[ "$c" = slurmstepd ] || continue
+		for f in "$d"/fd/*; do
+			case $(readlink "$f" 2>/dev/null) in
+			"$BASE"/*) echo "${d#/proc/}"; break ;;
+			esac
+		done
+	done
+}
+
+# sp_stop_stepds: after the slurmds are gone, stop their jobs' steps
+# (TERM, then KILL after 5 s): a step whose slurmctld is gone retries for
+# minutes and would outlive the suite.
+sp_stop_stepds() {
+	local left
+	[ -n "${BASE:-}" ] || return 0
+	left=$(sp_stepds)
+	[ -n "$left" ] || return 0
+	kill -TERM $left 2>/dev/null
+	for _ in $(seq 50); do
+		left=$(sp_stepds)
+		[ -n "$left" ] || return 0
+		sleep 0.1
+	done
+	kill -KILL $left 2>/dev/null
 }
 
 # t CMD...: a client command that cannot hang the suite.
