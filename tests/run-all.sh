@@ -114,6 +114,20 @@ kill_tree() {
 root_pid=
 trap 'kill_tree "$bg_pid"; kill_tree "$root_pid"' EXIT
 
+# failed_tests DIR: each test under DIR that automake's harness did not
+# pass, with the end of its log, so that a failure in CI's output says
+# which test failed and how (CI keeps no build tree).
+failed_tests() {
+	local trs res t
+	for trs in $(find "$1" -name '*.trs' 2>/dev/null | sort); do
+		res=$(sed -n 's/^:test-result: //p' "$trs" | grep -vxE 'PASS|SKIP|XFAIL' | head -n 1)
+		[ -n "$res" ] || continue
+		t=${trs#"$1"/}
+		echo "---- $res: ${t%.trs} (the end of its log)"
+		tail -n 40 "${trs%.trs}.log" | sed 's/^/    /'
+	done
+}
+
 finish() {
 	bg_join
 	echo
@@ -176,6 +190,7 @@ for log in $(cd "$build/obj" && find . -name '*.log' ! -name test-suite.log ! -n
 		sed "s|^|${log#./}: |"
 done
 grep -E '^# (TOTAL|PASS|FAIL|ERROR)' "$build/obj/test-suite.log" 2>/dev/null
+[ $rc -eq 0 ] || failed_tests "$build/obj"
 record "make check" $rc
 
 step "fuzzers: libFuzzer + ASan/UBSan, 10^6 executions per target (at most ${ORRERY_FUZZ_SECONDS:-300} s)"
@@ -193,6 +208,8 @@ cpu_steps_2205() {
 	(cd "$build/obj" && make -j2 distcheck DISTCHECK_CONFIGURE_FLAGS="--enable-werror ${slurm_src_opt[*]}" >"$build/distcheck.log" 2>&1)
 	rc=$?
 	tail -n 4 "$build/distcheck.log"
+	# A failed distcheck leaves its tree; its make check ran in _build/sub.
+	[ $rc -eq 0 ] || failed_tests "$(echo "$build"/obj/orrery-*/_build/sub)"
 	record distcheck $rc
 
 	step "Debian packages (dpkg-buildpackage, contents, exact Slurm dependency)"
