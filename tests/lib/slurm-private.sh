@@ -84,21 +84,42 @@ sp_stepds() {
 	done
 }
 
-# sp_stop_stepds: after the slurmds are gone, stop their jobs' steps
-# (TERM, then KILL after 5 s): a step whose slurmctld is gone retries for
-# minutes and would outlive the suite.
+# sp_descendants PID...: every process under the PIDs (not the PIDs).
+sp_descendants() {
+	ps -e -o pid=,ppid= | awk -v roots="$*" '
+		BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) want[r[i]] = 1 }
+		{ parent[$1] = $2 }
+		END {
+			do {
+				grew = 0
+				for (p in parent)
+					if (!(p in want) && (parent[p] in want)) { want[p] = 1; out[p] = 1; grew = 1 }
+			} while (grew)
+			for (p in out) print p
+		}'
+}
+
+# sp_stop_stepds: after the slurmds are gone, stop their jobs' steps and
+# the steps' tasks (a batch script, its srun, the user's processes), TERM,
+# then KILL after 5 s: a step whose slurmctld is gone retries for minutes,
+# and a task whose stepd is killed is left running, orphaned (with
+# proctrack/pgid nothing else reaps it); either would outlive the suite.
 sp_stop_stepds() {
-	local left
+	local left tasks
 	[ -n "${BASE:-}" ] || return 0
 	left=$(sp_stepds)
 	[ -n "$left" ] || return 0
-	kill -TERM $left 2>/dev/null
+	tasks=$(sp_descendants $left)
+	kill -TERM $tasks $left 2>/dev/null
 	for _ in $(seq 50); do
 		left=$(sp_stepds)
-		[ -n "$left" ] || return 0
+		[ -n "$left" ] || break
 		sleep 0.1
 	done
-	kill -KILL $left 2>/dev/null
+	# Tasks listed a moment ago: kill those still there (pids are not
+	# reused within seconds).
+	kill -KILL $left $tasks 2>/dev/null
+	return 0
 }
 
 # t CMD...: a client command that cannot hang the suite.
