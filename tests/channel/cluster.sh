@@ -304,7 +304,7 @@ rerun_d() {
 	wait_running "$d"
 }
 EVLAT=()
-if [ -n "$only_d" ] && nodes_of "$d" | grep -qx "$only_d" && running "$d"; then
+if [ -n "$only_d" ] && grep -qx "$only_d" < <(nodes_of "$d") && running "$d"; then
 	t0=$(now_us)
 	timeout 10 scontrol update nodename="$only_d" state=down reason=orrery-channel-test
 	if wait_period A 100000 10 && wait_period C 100000 10; then

@@ -105,7 +105,7 @@ t_bad_option() {
 	local err rc
 	err=$(timeout 20 sbatch -J it-bad-opt --comm-profile='period=250ms;up=0ms+80ms@45Gfoo' \
 		--wrap true 2>&1 >/dev/null); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q '^sbatch: error: orrery: --comm-profile: .*45Gfoo' &&
+	if [ $rc -ne 0 ] && grep -q '^sbatch: error: orrery: --comm-profile: .*45Gfoo' <<<"$err" &&
 	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named it-bad-opt; then
 		ok "sbatch --comm-profile with a bad unit is rejected, nothing queued"
 	else
@@ -118,7 +118,7 @@ t_bad_option() {
 bad_env() {
 	local name=$1 value=$2 pattern=$3 what=$4 err rc
 	err=$(ORRERY_COMM_PROFILE="$value" timeout 20 sbatch -J "$name" --wrap true 2>&1 >/dev/null); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q "^sbatch: error: orrery: ORRERY_COMM_PROFILE: .*$pattern" &&
+	if [ $rc -ne 0 ] && grep -q "^sbatch: error: orrery: ORRERY_COMM_PROFILE: .*$pattern" <<<"$err" &&
 	   [ "$(grep -c . <<<"$err")" -eq 1 ] && no_job_named "$name"; then
 		ok "$what is rejected in one line, nothing queued"
 	else
@@ -138,7 +138,7 @@ t_file_as_user() {
 	chmod 600 "$f"
 	err=$(cd / && timeout 20 setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		env SLURM_CONF="$SLURM_CONF" LD_LIBRARY_PATH="$STATE.lib" sbatch -J it-file-user --comm-profile="@$f" --wrap true 2>&1 >/dev/null); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q "^sbatch: error: orrery: --comm-profile: .*secret.profile" &&
+	if [ $rc -ne 0 ] && grep -q "^sbatch: error: orrery: --comm-profile: .*secret.profile" <<<"$err" &&
 	   no_job_named it-file-user; then
 		ok "@FILE is read as the submitting user (nobody cannot use root's 0600 file)"
 	else
@@ -160,7 +160,7 @@ t_unknown_key() {
 	local conf err rc
 	conf=$(client_conf badkey "required $PLUGIN runtime_dir=/run/orrery colour=blue")
 	err=$(SLURM_CONF=$conf timeout 20 sbatch -J it-badkey --wrap true 2>&1 >/dev/null); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q "orrery: unknown plugstack argument 'colour'" &&
+	if [ $rc -ne 0 ] && grep -q "orrery: unknown plugstack argument 'colour'" <<<"$err" &&
 	   no_job_named it-badkey; then
 		ok "an unknown plugstack key fails the plugin with a clear error"
 	else
@@ -172,7 +172,7 @@ t_missing_plugin() {
 	local conf err rc
 	conf=$(client_conf missing "required $OUT/no/such/spank_orrery.so")
 	err=$(SLURM_CONF=$conf timeout 20 sbatch -J it-missing --wrap true 2>&1 >/dev/null); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q "no/such/spank_orrery.so" && no_job_named it-missing; then
+	if [ $rc -ne 0 ] && grep -q "no/such/spank_orrery.so" <<<"$err" && no_job_named it-missing; then
 		ok "a missing required plugin fails sbatch naming the file"
 	else
 		not_ok "a missing required plugin fails sbatch naming the file" "rc=$rc" "$err"
@@ -183,7 +183,7 @@ t_require_profile() {
 	local conf err rc
 	conf=$(client_conf require "required $PLUGIN require_profile=1")
 	err=$(SLURM_CONF=$conf timeout 20 sbatch -J it-require --wrap true 2>&1 >/dev/null); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q "orrery: this cluster requires --comm-profile" &&
+	if [ $rc -ne 0 ] && grep -q "orrery: this cluster requires --comm-profile" <<<"$err" &&
 	   no_job_named it-require; then
 		ok "require_profile=1 rejects a job without a profile"
 	else
@@ -345,7 +345,7 @@ t_srun() {
 
 	local err rc
 	err=$(timeout 20 srun -J it-srun-bad -N1 --comm-profile='period=0ms' true 2>&1); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q '^srun: error: orrery: --comm-profile: ' && no_job_named it-srun-bad; then
+	if [ $rc -ne 0 ] && grep -q '^srun: error: orrery: --comm-profile: ' <<<"$err" && no_job_named it-srun-bad; then
 		ok "srun with a bad --comm-profile is rejected before allocation"
 	else
 		not_ok "srun with a bad --comm-profile is rejected before allocation" "rc=$rc" "$err"
@@ -366,7 +366,7 @@ t_file_ok() {
 	cp "$TOP/tests/data/profiles/good.profile" "$f"
 	chmod 644 "$f"
 	out=$(timeout 60 srun -J it-file -N1 --comm-profile="@$f" bash -c "$REPORT" 2>&1)
-	if echo "$out" | grep -q 'ORRERY_PROFILE=period=250ms;' && echo "$out" | grep -q 'ORRERY_PERIOD_US=250000'; then
+	if grep -q 'ORRERY_PROFILE=period=250ms;' <<<"$out" && grep -q 'ORRERY_PERIOD_US=250000' <<<"$out"; then
 		ok "--comm-profile=@FILE: the file's pattern reaches the tasks"
 	else
 		not_ok "--comm-profile=@FILE: the file's pattern reaches the tasks" "$out"
@@ -378,7 +378,7 @@ t_cluster_idempotent() {
 	local out rc n
 	out=$("$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 30 2>&1); rc=$?
 	n=$("$CLUSTER" status --state-dir "$STATE" 2>&1 | grep -c '^slurmd-node.* running$')
-	if [ $rc -eq 0 ] && echo "$out" | grep -q "^export SLURM_CONF=$SLURM_CONF\$" && [ "$n" -eq "$NODES" ]; then
+	if [ $rc -eq 0 ] && grep -q "^export SLURM_CONF=$SLURM_CONF\$" <<<"$out" && [ "$n" -eq "$NODES" ]; then
 		ok "orrery-cluster up twice is harmless; status shows $n slurmd running"
 	else
 		not_ok "orrery-cluster up twice is harmless; status shows all slurmd" "rc=$rc slurmd running=$n" "$out"
@@ -395,7 +395,7 @@ t_ctld_killed() {
 	echo "# slurmctld $pid after kill -9: ${st:-gone}; pid file $( [ -f "$STATE/run/slurmctld.pid" ] && echo left || echo removed)"
 	out=$("$CLUSTER" up --state-dir "$STATE" --port-base "$PORT_BASE" --nodes "$NODES" --timeout 60 2>&1); rc=$?
 	n=$(timeout 60 srun -N 2 hostname 2>/dev/null | wc -l)
-	if [ $rc -eq 0 ] && echo "$out" | grep -q "slurmctld (pid $pid) .*: starting it again" && [ "$n" -eq 2 ]; then
+	if [ $rc -eq 0 ] && grep -q "slurmctld (pid $pid) .*: starting it again" <<<"$out" && [ "$n" -eq 2 ]; then
 		ok "orrery-cluster up after kill -9 of slurmctld (${st:-gone}): says so, restarts it, jobs run"
 	else
 		not_ok "orrery-cluster up after kill -9 of slurmctld (${st:-gone}) restarts it" "rc=$rc srun lines=$n" "$out"

@@ -98,7 +98,7 @@ n_ok=$(grep -l '^summary: .*check=1 ' "$STATE"/t*.* 2>/dev/null | wc -l)
 [ $((b1 - b0)) -ge $((16 * 1048576)) ] && ok "the spines carried the rings' traffic ($(( (b1 - b0) / 1048576 )) MiB, at least 16)" ||
 	not_ok "the spines carried the rings' traffic" "$((b1 - b0)) bytes"
 st=$("$NETBED" stats --state-dir "$FAB" --tag "$TAG")
-echo "$st" | grep -q '^drops_p0a1_u1=' && echo "$st" | grep -q '^drops_s1_p1a0=' &&
+grep -q '^drops_p0a1_u1=' <<<"$st" && grep -q '^drops_s1_p1a0=' <<<"$st" &&
 	ok "stats lists the aggregation routers' and spines' shaped queues" || not_ok "stats lists the aggregation routers' and spines' shaped queues" "$st"
 "$NETBED" down --tag "$TAG"
 [ "$(left)" -eq 0 ] && ok "down: no namespace onb-$TAG-* left" || not_ok "down leaves nothing" "$(left) left"
@@ -131,7 +131,7 @@ fi
 "$NETBED" down --tag "$TAG"
 [ "$(left)" -eq 0 ] || not_ok "down after --arbitration hosts leaves nothing" "$(left) left"
 msg=$("$NETBED" up "${UP[@]}" --arbitration wfq 2>&1)
-[ $? -ne 0 ] && [ "$(left)" -eq 0 ] && echo "$msg" | grep -q "arbitration 'wfq': fifo or hosts" &&
+[ $? -ne 0 ] && [ "$(left)" -eq 0 ] && grep -q "arbitration 'wfq': fifo or hosts" <<<"$msg" &&
 	ok "--arbitration wfq is refused, naming what is accepted" || not_ok "--arbitration wfq refused" "$msg"
 
 # run: torn down when the command fails, and on a signal.

@@ -95,7 +95,7 @@ t_gated() {
 		[ -n "$ph" ] && [ "$ph" -ge 10 ] && [ "$ph" -le 12 ] ||
 			res="$res
 problem: stats file $OUT/gated.stats.$r: phases=${ph:-none}, want 10 (at most 12)"
-		if echo "$res" | grep -q '^problem'; then
+		if grep -q '^problem' <<<"$res"; then
 			not_ok "rank $r: collectives released on the job's slots (period $period, shift $shift, offset $offset)" \
 				$(echo "$res" | head -n 6 | tr ' ' '_') "$(grep orrery "$OUT/gated.err" | head -n 4)"
 		else
@@ -111,7 +111,7 @@ t_default_off() {
 	rc=$?
 	res=$(awk -v period=100000 -v tol=10000 -v gated=0 -f "$HERE/releases.awk" "$OUT/off.loop.0" 2>&1)
 	if [ $rc -eq 0 ] && ! grep -q '^LD_PRELOAD=' "$OUT/off.env.0" &&
-	   grep -q '^ORRERY_SHIFT_US=' "$OUT/off.env.0" && ! echo "$res" | grep -q problem &&
+	   grep -q '^ORRERY_SHIFT_US=' "$OUT/off.env.0" && ! grep -q problem <<<"$res" &&
 	   [ ! -e "$OUT/off.stats.0" ]; then
 		ok "without --comm-gate (site default off): no LD_PRELOAD, the loop runs ungated"
 	else
@@ -122,7 +122,7 @@ t_default_off() {
 t_bad_option() {
 	local err rc
 	err=$(timeout 20 srun -J rt-bad -N1 --comm-profile="$PROFILE" --comm-gate=on true 2>&1); rc=$?
-	if [ $rc -ne 0 ] && echo "$err" | grep -q "orrery: --comm-gate=on: accepted values are auto and off" &&
+	if [ $rc -ne 0 ] && grep -q "orrery: --comm-gate=on: accepted values are auto and off" <<<"$err" &&
 	   [ -z "$(timeout 5 squeue -h -n rt-bad -o %i)" ]; then
 		ok "--comm-gate=on is rejected by srun with a clear message"
 	else

@@ -73,7 +73,7 @@ check() {  # check NAME PHASES: releases on the slots, runtime counted PHASES
 problem: runtime counted ${got:-no} phases, want $want (at most $((want + want / 5)))"
 	[ "$(stat "$name" active)" = 1 ] || res="$res
 problem: runtime not active: $(stat "$name" reason)"
-	if echo "$res" | grep -q '^problem'; then
+	if grep -q '^problem' <<<"$res"; then
 		not_ok "$name" $(echo "$res" | head -n 8 | tr ' ' '_') "$(head -n 3 "$TMP/$name.err")"
 	else
 		ok "$name: $(echo "$res" | tail -n 1)"
