@@ -147,7 +147,7 @@ static size_t make_bursts(const struct timeline *tl, int64_t gap,
  * most gaps (evenly spaced bursts inside an iteration) is less stable, so
  * the smallest K within 0.1 of the best share wins; the best share must
  * be at least one half (a robust CV alone would accept a lag mixing a few
- * distinct gaps).  A multiple is more than as stable when iterations start
+ * distinct gaps).  A multiple can look more stable when iterations start
  * late now and then: one late start costs every lag the same differences,
  * but the tolerance grows with the lag (jitter x its median), so at lag
  * 3K a 70 ms late start in a 400 ms period is inside it and at lag K it is
@@ -164,7 +164,7 @@ static uint32_t find_lag(const struct burst *b, size_t m, double jitter,
 			 double *best_in)
 {
 	double frac[ORRERY_MAX_PHASES + 1] = { 0 }, med[ORRERY_MAX_PHASES + 1];
-	size_t kmax = 0;
+	size_t kmax = 0, kbest = 1;
 
 	if (m > LAG_WINDOW)
 		m = LAG_WINDOW;
@@ -177,18 +177,14 @@ static uint32_t find_lag(const struct burst *b, size_t m, double jitter,
 		for (size_t i = 0; i < n; i++)
 			in += fabs(tmp[i] - med[k]) <= jitter * med[k];
 		frac[k] = med[k] >= ORRERY_MIN_PERIOD_US ? (double)in / n : 0;
-		if (frac[k] > *best_in)
+		if (frac[k] > *best_in) {
 			*best_in = frac[k];
+			kbest = k;
+		}
 		kmax = k;
 	}
 	if (*best_in < 0.5)
 		return 0;
-	size_t kbest = 1;
-	for (size_t k = 1; k <= kmax; k++)
-		if (frac[k] == *best_in) {
-			kbest = k;
-			break;
-		}
 	for (size_t k = 1; k <= kmax; k++) {
 		size_t j = kbest / k;
 		int divides = k < kbest && kbest % k == 0 && frac[k] >= 0.5 &&

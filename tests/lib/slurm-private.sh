@@ -84,19 +84,16 @@ sp_stepds() {
 	done
 }
 
-# sp_descendants PID...: every process under the PIDs (not the PIDs).
+# sp_descendants PID...: every process under the PIDs (not the PIDs),
+# walked the way tests/run-all.sh's kill_tree walks a tree.
 sp_descendants() {
-	ps -e -o pid=,ppid= | awk -v roots="$*" '
-		BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) want[r[i]] = 1 }
-		{ parent[$1] = $2 }
-		END {
-			do {
-				grew = 0
-				for (p in parent)
-					if (!(p in want) && (parent[p] in want)) { want[p] = 1; out[p] = 1; grew = 1 }
-			} while (grew)
-			for (p in out) print p
-		}'
+	local p c
+	for p in "$@"; do
+		for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do
+			echo "$c"
+			sp_descendants "$c"
+		done
+	done
 }
 
 # sp_stop_stepds: after the slurmds are gone, stop their jobs' steps and
