@@ -12,6 +12,8 @@
  * profiles: it has no liborrery) gates each iteration's first Up phase:
  *   ORRERY_PHASE_OFFSET_US  offset of the first Up phase in the period
  *   ORRERY_PHASE_SPAN_US    from its start to the end of the last Up phase
+ *   ORRERY_PHASES_US        every Up phase, OFFSET+DURATION from the first
+ *                           (the interposer counts a period's bursts)
  * This file holds the pure parts (tested in tests/unit/test_spank.c); the
  * task environment is set in task.c.
  */
@@ -110,15 +112,16 @@ int osp_preload_value(const char *lib, const char *old, char *out, size_t len)
 }
 
 int osp_phase_geometry(const char *canonical, uint32_t nodes, int64_t *offset_us,
-		       int64_t *span_us, char *msg, size_t msglen)
+		       int64_t *span_us, char *list, char *msg, size_t msglen)
 {
 	orrery_profile_t *p = NULL, *r = NULL;
 	orrery_shape_t shape = { .nodes = nodes };
 	orrery_error_t err = { 0 };
-	int64_t first = INT64_MAX, last = 0;
-	size_t i, n;
+	int64_t off[ORRERY_MAX_PHASES], dur[ORRERY_MAX_PHASES], last = 0;
+	size_t i, j, n, k = 0, used = 0;
 	orrery_phase_t ph;
 
+	list[0] = '\0';
 	if (orrery_profile_parse(canonical, &p, &err) != ORRERY_OK ||
 	    orrery_profile_resolve(p, &shape, &r, &err) != ORRERY_OK) {
 		snprintf(msg, msglen, "%s", err.message);
@@ -126,21 +129,31 @@ int osp_phase_geometry(const char *canonical, uint32_t nodes, int64_t *offset_us
 		return -1;
 	}
 	n = orrery_profile_phase_count(r);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && k < ORRERY_MAX_PHASES; i++) {
 		if (orrery_profile_phase(r, i, &ph) != ORRERY_OK)
 			continue;
-		if (ph.offset_us < first)
-			first = ph.offset_us;
+		/* in offset order (a handful of phases: insertion) */
+		for (j = k; j > 0 && off[j - 1] > ph.offset_us; j--) {
+			off[j] = off[j - 1];
+			dur[j] = dur[j - 1];
+		}
+		off[j] = ph.offset_us;
+		dur[j] = ph.duration_us;
+		k++;
 		if (ph.offset_us + ph.duration_us > last)
 			last = ph.offset_us + ph.duration_us;
 	}
 	orrery_profile_free(r);
 	orrery_profile_free(p);
-	if (first == INT64_MAX) {
+	if (k == 0) {
 		snprintf(msg, msglen, "the profile has no Up phase");
 		return 1;	/* nothing to gate: not an error */
 	}
-	*offset_us = first;
-	*span_us = last - first;
+	for (i = 0; i < k; i++)
+		used += (size_t)snprintf(list + used, OSP_PHASES_MAX - used,
+					 "%s%" PRId64 "+%" PRId64, i ? "," : "",
+					 off[i] - off[0], dur[i]);
+	*offset_us = off[0];
+	*span_us = last - off[0];
 	return 0;
 }

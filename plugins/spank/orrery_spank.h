@@ -30,6 +30,7 @@
 #define OSP_ENV_SCORE     "ORRERY_JOB_SCORE"
 #define OSP_ENV_PHASE_OFFSET "ORRERY_PHASE_OFFSET_US"
 #define OSP_ENV_PHASE_SPAN   "ORRERY_PHASE_SPAN_US"
+#define OSP_ENV_PHASES       "ORRERY_PHASES_US"
 #define OSP_ENV_GATE      "ORRERY_GATE"   /* none:WHY when not gated */
 #define OSP_GATE_OPTION_NAME "comm-gate"
 
@@ -52,6 +53,9 @@
 #define OSP_RELAY_MAX      8192  /* bytes of one relay file */
 #define OSP_NUM_MAX        32    /* characters of one numeric field */
 #define OSP_PRELOAD_MAX    8192  /* a task's LD_PRELOAD we extend */
+/* ORRERY_PHASES_US: up to ORRERY_MAX_PHASES "OFFSET+DURATION," of two
+ * 20-digit numbers. */
+#define OSP_PHASES_MAX     (ORRERY_MAX_PHASES * 42 + 1)
 
 struct osp_conf {
 	char *default_profile;   /* canonical, or NULL */
@@ -133,10 +137,13 @@ int osp_preload_value(const char *lib, const char *old, char *out, size_t len);
 void osp_reject_input(const char *fmt, const char *what, const char *msg)
 	__attribute__((noreturn, format(printf, 1, 0)));
 /* First Up phase's offset and the span to the end of the last Up phase of
- * a canonical profile (a model resolved for `nodes`). 0; 1 with msg when
- * the resolved profile has no Up phase (nothing to gate); -1 with msg. */
+ * a canonical profile (a model resolved for `nodes`), and in `list` (at
+ * least OSP_PHASES_MAX bytes) every Up phase as "OFFSET+DURATION" in
+ * microseconds, offsets from the first, in order, comma-separated.  0; 1
+ * with msg when the resolved profile has no Up phase (nothing to gate);
+ * -1 with msg. */
 int osp_phase_geometry(const char *canonical, uint32_t nodes, int64_t *offset_us,
-		       int64_t *span_us, char *msg, size_t msglen);
+		       int64_t *span_us, char *list, char *msg, size_t msglen);
 
 /* task.c: the job_prolog / epilog and user_init work. */
 int osp_prolog(spank_t sp);

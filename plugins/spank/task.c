@@ -5,7 +5,8 @@
  *
  * Tasks receive only these fixed names: ORRERY_PROFILE, ORRERY_PERIOD_US,
  * ORRERY_EPOCH_US, ORRERY_SHIFT_US, ORRERY_JOB_SCORE, ORRERY_PHASE_OFFSET_US,
- * ORRERY_PHASE_SPAN_US, and with --comm-gate=auto the admin's gate_library
+ * ORRERY_PHASE_SPAN_US, ORRERY_PHASES_US, and with --comm-gate=auto the
+ * admin's gate_library
  * at the front of LD_PRELOAD.  The controller's
  * names are never taken from a value that passed through user hands
  * unchecked: everything is validated again here.
@@ -150,16 +151,17 @@ static int put_geometry(spank_t sp, uint32_t id, const char *profile,
 			const char **nogate)
 {
 	char msg[ORRERY_ERRMSG_MAX + 64], off[OSP_NUM_MAX + 1], span[OSP_NUM_MAX + 1];
+	char list[OSP_PHASES_MAX];
 	uint32_t nodes = 0;
 	int64_t o, s;
 	int rc = 0, g = -1;
 
-	off[0] = span[0] = '\0';
+	off[0] = span[0] = list[0] = '\0';
 	spank_get_item(sp, S_JOB_NNODES, &nodes);
 	if (profile && nodes == 1)
 		*nogate = "single-node";
 	else if (profile &&
-		 (g = osp_phase_geometry(profile, nodes, &o, &s, msg, sizeof(msg))) == 0) {
+		 (g = osp_phase_geometry(profile, nodes, &o, &s, list, msg, sizeof(msg))) == 0) {
 		snprintf(off, sizeof(off), "%" PRId64, o);
 		snprintf(span, sizeof(span), "%" PRId64, s);
 	} else if (profile && g == 1) {
@@ -169,6 +171,7 @@ static int put_geometry(spank_t sp, uint32_t id, const char *profile,
 	}
 	rc |= put(sp, OSP_ENV_PHASE_OFFSET, off);
 	rc |= put(sp, OSP_ENV_PHASE_SPAN, span);
+	rc |= put(sp, OSP_ENV_PHASES, list);
 	return rc;
 }
 

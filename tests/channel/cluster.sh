@@ -66,7 +66,7 @@ cs_up ch "select orrery, live channel" --leaf-size 4 --gpus-per-node 8 \
 	--spank-plugin "$STATE.lib/spank_orrery.so" --select orrery --orrery-conf "$STATE.orrery.conf" \
 	--spank-args "verbose=1 gate_library=$STATE.lib/liborrery-nccl.so channel_poll_ms=1000"
 unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
-	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_GATE ORRERY_RECORD \
+	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_PHASES_US ORRERY_GATE ORRERY_RECORD \
 	ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE ORRERY_CHANNEL LD_PRELOAD
 CTLD_LOG=$STATE/log/slurmctld.log
 PROFILE='period=100ms;up=0ms+50ms@80Gbps'

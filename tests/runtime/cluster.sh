@@ -43,8 +43,8 @@ cs_trap
 cs_up rt "stand-in controller" --leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
 	--select cons_tres --spank-args "test_controller=1 verbose=1 gate_library=$GATE"
 unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
-	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_GATE ORRERY_RECORD \
-	ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE LD_PRELOAD
+	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_PHASES_US ORRERY_GATE \
+	ORRERY_RECORD ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE LD_PRELOAD
 # liborrery-runtime.so.0 from the build tree (installed, it is on the
 # loader's path); srun passes the environment on.
 export LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -77,8 +77,9 @@ t_gated() {
 		esac
 		[ "$(envval "$envf" ORRERY_PHASE_OFFSET_US)" = 5000 ] || problems="$problems rank$r:offset"
 		[ "$(envval "$envf" ORRERY_PHASE_SPAN_US)" = 10000 ] || problems="$problems rank$r:span"
+		[ "$(envval "$envf" ORRERY_PHASES_US)" = 0+10000 ] || problems="$problems rank$r:phases"
 	done
-	[ -z "$problems" ] && ok "tasks on both nodes: the admin's interposer first in LD_PRELOAD, ORRERY_PHASE_OFFSET_US=5000, ORRERY_PHASE_SPAN_US=10000" ||
+	[ -z "$problems" ] && ok "tasks on both nodes: the admin's interposer first in LD_PRELOAD, ORRERY_PHASE_OFFSET_US=5000, ORRERY_PHASE_SPAN_US=10000, ORRERY_PHASES_US=0+10000" ||
 		not_ok "task environment for --comm-gate=auto" $problems "$(cat "$OUT"/gated.env.0 2>/dev/null)"
 
 	envf=$OUT/gated.env.0

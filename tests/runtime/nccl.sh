@@ -40,7 +40,7 @@ trap 'rm -rf "$TMP"' EXIT
 unset ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US ORRERY_PHASE_OFFSET_US \
 	ORRERY_GATE ORRERY_RECORD ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE \
 	ORRERY_GATE_GAP_US ORRERY_GATE_MIN_INTERVAL_US ORRERY_PHASE_SPAN_US \
-	ORRERY_RECORD_SYNC
+	ORRERY_PHASES_US ORRERY_RECORD_SYNC
 export LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 now_us() { echo $(( $(date +%s%N) / 1000 )); }
@@ -123,6 +123,63 @@ run nospan ORRERY_GATE_MIN_INTERVAL_US= -- -n 1 -c 25000 -s 50000 -k 2
 held=$(awk '$3 == 2 { print $6 - $5 }' "$TMP/nospan.out")
 [ "${held:-0}" -gt $((PERIOD / 4)) ] && ok "without ORRERY_PHASE_SPAN_US the second burst is gated as a new phase (held $held us)" ||
 	not_ok "without ORRERY_PHASE_SPAN_US the second burst should wait for a slot" "held ${held:-?} us"
+
+# 6b. a stall before a later phase.  Two bursts (25 ms compute, 2 ms
+#    burst, 30 ms compute, 2 ms burst), the minimum interval at its default
+#    (period/2: both compute gaps are shorter), and iteration 2's second
+#    burst 30 ms late (nccl_train_loop -S): it comes 62 ms after the
+#    release, past the minimum interval.  With ORRERY_PHASES_US (the
+#    profile's phases, as the SPANK plugin exports them) the gate counts
+#    the bursts and passes it as the iteration's second; in iterations
+#    3-7 the first burst still waits for the slot and the second goes at
+#    once.  Without the list the gate holds it for the next slot and stays
+#    locked on the second burst (orrery-runtime(7), Phase rule): most of
+#    iterations 3-7 hold their second burst instead.  Holding is a wait
+#    of more than period/4 (the first burst waits about 40 ms, iteration
+#    3's about 10 ms: it comes late after the stall).
+lock() {  # lock NAME: "FIRST SECOND": iterations 3-7 holding that burst
+	awk -v q=$((PERIOD / 4)) '$2 >= 3 && $6 - $5 > q { if ($3 == 0) f++; if ($3 == 2) s++ }
+		END { print f + 0, s + 0 }' "$TMP/$1.out"
+}
+run stall-counted ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
+	ORRERY_PHASES_US=0+2000,32000+2000 -- -n 8 -c 25000 -s 30000 -S 2:30000 -k 2
+check stall-counted 8
+read -r first second < <(lock stall-counted)
+[ "$first" -ge 3 ] && [ "$second" = 0 ] &&
+	ok "stalled second burst with ORRERY_PHASES_US: passed; iterations 3-7 hold the first burst ($first of 5), never the second" ||
+	not_ok "stalled second burst with ORRERY_PHASES_US: the gate should stay on the first burst" \
+		"first=$first second=$second (iterations 3-7 holding each)" "$(head -n 3 "$TMP/stall-counted.err")"
+grep -q 'passed as a stalled phase' "$TMP/stall-counted.err" &&
+	ok "the interposer says it passed a stalled phase (ORRERY_RUNTIME_VERBOSE=1)" ||
+	not_ok "the interposer should say it passed a stalled phase" "$(cat "$TMP/stall-counted.err")"
+run stall-timed ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
+	-- -n 8 -c 25000 -s 30000 -S 2:30000 -k 2
+read -r first second < <(lock stall-timed)
+[ "$second" -ge 3 ] &&
+	ok "stalled second burst without ORRERY_PHASES_US: the gate locks on it ($second of iterations 3-7 hold it)" ||
+	not_ok "without ORRERY_PHASES_US the stall should move the gate to the second burst" \
+		"first=$first second=$second"
+
+# 6c. a list that is not the job's: three bursts listed, two in the job.
+#    The count would pass the next iteration's first burst as the third
+#    (a "stall" every period) and move the gate around; after three such
+#    periods the interposer stops counting and says so, and the time rule
+#    holds one burst an iteration again (iterations 6-9; which of the two
+#    depends on where the count left the gate, Phase rule).  A list that
+#    is not OFFSET+DURATION,... is refused at start.
+run stall-mismatch ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
+	ORRERY_PHASES_US=0+2000,15000+2000,32000+2000 -- -n 10 -c 25000 -s 30000 -k 2
+held=$(awk -v q=$((PERIOD / 4)) '$2 >= 6 && $6 - $5 > q { if ($3 == 0) f++; if ($3 == 2) s++ }
+	END { print f + 0, s + 0 }' "$TMP/stall-mismatch.out")
+read -r first second <<<"$held"
+grep -q 'bursts not counted from now on' "$TMP/stall-mismatch.err" && [ $((first + second)) = 4 ] &&
+	[ "$first" = 0 -o "$second" = 0 ] &&
+	ok "a 3-burst list on a 2-burst job: counting stops ('$(grep -o '3 periods.*' "$TMP/stall-mismatch.err")'), iterations 6-9 hold one burst each (the same one)" ||
+	not_ok "a list that is not the job's should stop the count" "held(first second)=$held" "$(cat "$TMP/stall-mismatch.err")"
+run phases-bad ORRERY_PHASES_US='0+2000,,5' -- -n 1 -c 1000 -k 1
+grep -q "ORRERY_PHASES_US='0+2000,,5' is not a list of OFFSET+DURATION" "$TMP/phases-bad.err" &&
+	ok "a malformed ORRERY_PHASES_US is refused with a message" ||
+	not_ok "a malformed ORRERY_PHASES_US should be refused" "$(cat "$TMP/phases-bad.err")"
 
 # 7. ORRERY_GATE=off: everything passes at once, runtime inactive
 run off ORRERY_GATE=off -- -n 8 -c 5000 -k 4

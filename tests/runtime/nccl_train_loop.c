@@ -6,6 +6,8 @@
  * "being captured into a CUDA graph" (the stand-in's capturing stream).
  * With -s US, each iteration has a second burst of K collectives US after
  * the first (a profile with two Up phases); its lines have indexes K..2K-1.
+ * With -S I:US, iteration I's second burst comes US later (a stall of the
+ * host thread: a page fault storm, a data loader, a loaded machine).
  * Linked against libnccl (the test
  * stand-in, tests/runtime/fake-nccl), run with LD_PRELOAD=liborrery-nccl.so.
  *
@@ -14,6 +16,7 @@
  * where released_us is when the call reached libnccl (the stand-in's
  * fake_nccl_last_start_us()), i.e. when the interposer let it go.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,7 +33,8 @@ int64_t fake_nccl_last_start_us(void);
 
 static int iters = 20, k_colls = 4, n_comms = 1, grouped, n_threads = 1,
 	   capture_first;
-static int64_t compute_us = 25000, second_us = -1;
+static int64_t compute_us = 25000, second_us = -1, stall_us;
+static int stall_iter = -1;
 static size_t bytes = 1 << 20;
 static FILE *out;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -101,7 +105,7 @@ static void *loop(void *arg)
 		compute(compute_us);
 		burst(w, i, 0, cap);
 		if (second_us >= 0) {
-			compute(second_us);
+			compute(second_us + (i == stall_iter ? stall_us : 0));
 			burst(w, i, k_colls, cap);
 		}
 	}
@@ -111,7 +115,7 @@ static void *loop(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: nccl_train_loop [-n iters] [-c compute_us] [-k collectives] "
-		"[-s second_burst_us] [-b bytes] [-m 1|2 comms] [-g] [-t 1|2 threads] [-C captured_first] [-o file]\n");
+		"[-s second_burst_us] [-S iter:stall_us] [-b bytes] [-m 1|2 comms] [-g] [-t 1|2 threads] [-C captured_first] [-o file]\n");
 	exit(2);
 }
 
@@ -122,11 +126,15 @@ int main(int argc, char **argv)
 	int opt, i, rc = 0;
 
 	out = stdout;
-	while ((opt = getopt(argc, argv, "n:c:s:k:b:m:gt:C:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:s:S:k:b:m:gt:C:o:")) != -1) {
 		switch (opt) {
 		case 'n': iters = atoi(optarg); break;
 		case 'c': compute_us = atoll(optarg); break;
 		case 's': second_us = atoll(optarg); break;
+		case 'S':
+			if (sscanf(optarg, "%d:%" SCNd64, &stall_iter, &stall_us) != 2)
+				usage();
+			break;
 		case 'k': k_colls = atoi(optarg); break;
 		case 'b': bytes = strtoull(optarg, NULL, 10); break;
 		case 'm': n_comms = atoi(optarg); break;

@@ -233,28 +233,38 @@ static void gate_preload(void **state)
 
 static void gate_phase_geometry(void **state)
 {
-	char msg[600];
+	char msg[600], list[OSP_PHASES_MAX];
 	int64_t off = -1, span = -1;
 
 	/* two Up phases: first at 0 ms, last ends at 170 ms */
 	assert_int_equal(osp_phase_geometry("period=250ms;up=0ms+80ms@45Gbps;up=150ms+20ms@10Gbps/a2a",
-					    4, &off, &span, msg, sizeof(msg)), 0);
+					    4, &off, &span, list, msg, sizeof(msg)), 0);
 	assert_int_equal(off, 0);
 	assert_int_equal(span, 170000);
+	assert_string_equal(list, "0+80000,150000+20000");
 	/* compute first: the Up phase at 120 ms of 200 ms */
 	assert_int_equal(osp_phase_geometry("period=200ms;up=120ms+50ms@10Gbps", 2, &off, &span,
-					    msg, sizeof(msg)), 0);
+					    list, msg, sizeof(msg)), 0);
 	assert_int_equal(off, 120000);
 	assert_int_equal(span, 50000);
+	assert_string_equal(list, "0+50000");
+	/* given out of order: the list is in offset order, from the first */
+	assert_int_equal(osp_phase_geometry("period=200ms;up=130ms+10ms@1Gbps;up=30ms+20ms@2Gbps",
+					    2, &off, &span, list, msg, sizeof(msg)), 0);
+	assert_int_equal(off, 30000);
+	assert_int_equal(span, 110000);
+	assert_string_equal(list, "0+20000,100000+10000");
 	/* a catalogue model resolves for the job's node count */
-	assert_int_equal(osp_phase_geometry("resnet50", 4, &off, &span, msg, sizeof(msg)), 0);
+	assert_int_equal(osp_phase_geometry("resnet50", 4, &off, &span, list, msg, sizeof(msg)), 0);
 	assert_true(off >= 0 && span > 0);
+	assert_true(strncmp(list, "0+", 2) == 0);
 	assert_int_equal(osp_phase_geometry("period=10ms;up=0ms+20ms@1Gbps", 1, &off, &span,
-					    msg, sizeof(msg)), -1);
+					    list, msg, sizeof(msg)), -1);
 	assert_true(msg[0] != '\0');
+	assert_string_equal(list, "");
 	/* a model on one node has no network phase: nothing to gate, no error */
 	msg[0] = '\0';
-	assert_int_equal(osp_phase_geometry("resnet50", 1, &off, &span, msg, sizeof(msg)), 1);
+	assert_int_equal(osp_phase_geometry("resnet50", 1, &off, &span, list, msg, sizeof(msg)), 1);
 	assert_string_equal(msg, "the profile has no Up phase");
 }
 
