@@ -29,6 +29,15 @@ tests_runtime_test_runtime_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/run
 	-I$(top_srcdir)/plugins/channel
 tests_runtime_test_runtime_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_runtime_test_runtime_LDADD = contrib/runtime/liborrery-runtime.la $(CMOCKA_LIBS) -lpthread
+
+# The interposer's phase rule on made-up times.
+check_PROGRAMS += tests/runtime/test_phase_rule
+TESTS += tests/runtime/test_phase_rule
+tests_runtime_test_phase_rule_SOURCES = tests/runtime/test_phase_rule.c \
+	contrib/runtime/nccl/phase_rule.c contrib/runtime/nccl/phase_rule.h
+tests_runtime_test_phase_rule_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime/nccl
+tests_runtime_test_phase_rule_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_runtime_test_phase_rule_LDADD = $(CMOCKA_LIBS)
 endif
 
 # The NCCL interposer (LD_PRELOAD; the SPANK plugin's gate_library).  Built
@@ -38,7 +47,8 @@ endif
 orrerylibdir = $(pkglibdir)
 orrerylib_LTLIBRARIES = contrib/runtime/nccl/liborrery-nccl.la
 contrib_runtime_nccl_liborrery_nccl_la_SOURCES = \
-	contrib/runtime/nccl/interposer.c contrib/runtime/nccl/nccl_abi.h
+	contrib/runtime/nccl/interposer.c contrib/runtime/nccl/nccl_abi.h \
+	contrib/runtime/nccl/phase_rule.c contrib/runtime/nccl/phase_rule.h
 contrib_runtime_nccl_liborrery_nccl_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/contrib/runtime -I$(top_srcdir)/contrib/runtime/nccl \
 	-I$(top_srcdir)/plugins/channel $(CUDA_CPPFLAGS)

@@ -9,21 +9,14 @@
  * any other caller of the runtime, e.g. the PyTorch hook), the others of
  * the phase pass at once.
  *
- * Phase rule (orrery-runtime(7)): a collective starts a new phase when
- *   - no other collective of this process is inside NCCL or at the gate,
- *   - the previous one returned at least GAP ago (ORRERY_GATE_GAP_US,
- *     default period/10: collectives closer than that are one burst), and
- *   - the last phase was released at least MIN_INTERVAL ago
- *     (ORRERY_GATE_MIN_INTERVAL_US, default the larger of period/2 and the
- *     profile's communication span ORRERY_PHASE_SPAN_US, at most
- *     period - GAP): a profile's later Up phases of the same iteration
- *     are not gated again, and
- *   - with the profile's phases (ORRERY_PHASES_US, from the SPANK plugin),
- *     the iteration's other bursts have been seen since that release, or
- *     it was period - GAP ago: a later phase that a stall of the host
- *     thread delayed past MIN_INTERVAL still passes, so the gate keeps
- *     holding the first phase (orrery-runtime(7)).  Three periods in a
- *     row with fewer bursts, or with a late one, turn the count off.
+ * Phase rule (orrery-runtime(7); phase_rule.c): a collective starts a
+ * new phase when no other collective of this process is inside NCCL or
+ * at the gate, the previous one returned at least GAP ago
+ * (ORRERY_GATE_GAP_US, default period/10), the last phase was released
+ * at least MIN_INTERVAL ago (ORRERY_GATE_MIN_INTERVAL_US, default the
+ * larger of period/2 and ORRERY_PHASE_SPAN_US, at most period - GAP), and
+ * with the profile's phases (ORRERY_PHASES_US) the period's other bursts
+ * have been seen.
  * A collective of the current phase that arrives while its first one is
  * still waiting waits for the same release (several threads, several
  * communicators).
@@ -57,6 +50,7 @@
 #include "nccl_abi.h"
 #endif
 #include "orrery_runtime.h"
+#include "phase_rule.h"
 
 #define LOG_PREFIX "orrery-nccl: "
 #define MAX_COMMS 64
@@ -69,17 +63,11 @@ static int verbose;
 static int active;              /* the runtime gates */
 static int recording;
 static int record_sync;         /* ORRERY_RECORD_SYNC=1: end = stream done */
-static int64_t gap_us, min_interval_us, period_us;
-static int n_bursts;            /* a period's bursts (ORRERY_PHASES_US); 0: not counted */
 
 /* Process-wide phase state. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int inflight;            /* calls between gate and return */
-static int64_t last_end = INT64_MIN, last_release = INT64_MIN;
-static int64_t cur_release = INT64_MIN;
-static int bursts_seen;         /* bursts since the last release */
-static int stalled;             /* a stalled phase passed since the release */
-static int odd_runs;            /* periods in a row unlike the profile */
+static struct phase_rule rule;
 static int stall_noted;
 static ncclComm_t comms[MAX_COMMS];
 static int n_comms;
@@ -133,43 +121,11 @@ static int64_t env_us(const char *name, int64_t dflt)
 	return v;
 }
 
-/* ORRERY_PHASES_US, "OFFSET+DURATION,..." (offsets from the first phase,
- * in order): how many bursts the gate sees a period, phases whose quiet
- * time between them is shorter than the gap being one burst.  -1 if the
- * value is not such a list. */
-static int count_bursts(const char *s, int64_t gap)
-{
-	int64_t end = INT64_MIN, prev = -1;
-	int n = 0, phases = 0;
-
-	while (*s) {
-		char *e;
-		long long o, d;
-
-		if (*s < '0' || *s > '9')
-			return -1;
-		o = strtoll(s, &e, 10);
-		if (*e != '+' || e[1] < '0' || e[1] > '9')
-			return -1;
-		d = strtoll(e + 1, &e, 10);
-		if ((*e != ',' && *e) || (*e == ',' && !e[1]) || o < prev || d <= 0 || o > INT64_MAX / 2 ||
-		    d > INT64_MAX / 2 || ++phases > 4096)
-			return -1;
-		if (end == INT64_MIN || o - end >= gap)
-			n++;
-		if (o + d > end)
-			end = o + d;
-		prev = o;
-		s = *e ? e + 1 : e;
-	}
-	return n;
-}
-
 static void setup(void)
 {
 	orrery_runtime_stats_t st;
 	const char *v = getenv("ORRERY_RUNTIME_VERBOSE");
-	int64_t period, span;
+	int64_t period, span, gap_us, min_interval_us;
 
 	verbose = v ? atoi(v) : 0;
 	orrery_runtime_set_source("nccl");
@@ -190,19 +146,14 @@ static void setup(void)
 	if (min_interval_us > period - gap_us)
 		min_interval_us = period - gap_us;
 	min_interval_us = env_us("ORRERY_GATE_MIN_INTERVAL_US", min_interval_us);
-	period_us = period;
+	pr_init(&rule, gap_us, min_interval_us, period);
 	v = getenv("ORRERY_PHASES_US");
-	if (v && v[0]) {
-		n_bursts = count_bursts(v, gap_us);
-		if (n_bursts < 0)
-			say(1, LOG_PREFIX "ORRERY_PHASES_US='%.64s' is not a list of OFFSET+DURATION: "
-			    "bursts not counted\n", v);
-		if (n_bursts < 2)
-			n_bursts = 0;	/* one burst: the time rule is the count */
-	}
+	if (v && v[0] && pr_set_phases(&rule, v) < 0)
+		say(1, LOG_PREFIX "ORRERY_PHASES_US='%.64s' is not a list of OFFSET+DURATION: "
+		    "bursts not counted\n", v);
 	say(1, LOG_PREFIX "gating NCCL collectives: a phase starts after %" PRId64
 	    " us without collectives and %" PRId64 " us after the last phase, %d bursts a period%s\n",
-	    gap_us, min_interval_us, n_bursts ? n_bursts : 1,
+	    gap_us, min_interval_us, rule.n ? rule.n : 1,
 	    is_capturing ? "" : " (no cudaStreamIsCapturing: CUDA graph capture not detected)");
 }
 
@@ -271,40 +222,24 @@ static int captured(cudaStream_t s)
 	return is_capturing && is_capturing(s, &status) == 0 && status != 0;
 }
 
-/* A burst that starts MIN_INTERVAL or more after the last release, before
- * the profile's other bursts were all seen: a later phase that a stall
- * delayed, not the next iteration (called with lock held). */
-static int stalled_phase(int64_t now)
+/* What the rule did that a user should be told (called with lock held). */
+static void tell(void)
 {
-	if (!n_bursts || bursts_seen >= n_bursts - 1 || now - last_release >= period_us - gap_us)
-		return 0;
-	stalled = 1;
-	if (!stall_noted++)
-		say(1, LOG_PREFIX "a burst %" PRId64 " us after the last release is burst %d of "
-		    "the profile's %d: passed as a stalled phase, not gated (noted once)\n",
-		    now - last_release, bursts_seen + 2, n_bursts);
-	return 1;
-}
-
-/* The release that starts a phase.  A stall is a one-off: a period that
- * passed a stalled phase or showed fewer bursts than the profile, three
- * times in a row, means the job's bursts are not the profile's, and the
- * count would move the gate around; the time rule alone is then used. */
-static void released(int64_t t)
-{
-	if (n_bursts && last_release != INT64_MIN) {
-		if (bursts_seen >= n_bursts - 1 && !stalled) {
-			odd_runs = 0;
-		} else if (++odd_runs == 3) {
-			say(1, LOG_PREFIX "3 periods in a row unlike the profile's %d bursts (the "
-			    "last: %d, %s): bursts not counted from now on\n", n_bursts,
-			    bursts_seen + 1, stalled ? "one of them late" : "too few");
-			n_bursts = 0;
-		}
+	switch (pr_take_note(&rule)) {
+	case PR_NOTE_STALL:
+		if (!stall_noted++)
+			say(1, LOG_PREFIX "a burst %" PRId64 " us after the last release is burst %d "
+			    "of the profile's %d: passed as a stalled phase, not gated (noted once)\n",
+			    rule.note_us, rule.note_a, rule.note_b);
+		break;
+	case PR_NOTE_COUNT_OFF:
+		say(1, LOG_PREFIX "%d periods in a row unlike the profile's %d bursts (the last: "
+		    "%d, %s): bursts not counted from now on\n", PR_ODD_RUNS, rule.note_b,
+		    rule.note_a, rule.note_a >= rule.note_b ? "one of them late" : "too few");
+		break;
+	case PR_NOTE_NONE:
+		break;
 	}
-	bursts_seen = 0;
-	stalled = 0;
-	cur_release = last_release = t;
 }
 
 /* The gate: returns the release time (now or later), after waiting. */
@@ -316,18 +251,14 @@ static int64_t gate(void)
 	now = orrery_runtime_now_us();
 	if (!active) {
 		t = now;
-	} else if (inflight > 0 || (last_end != INT64_MIN && now - last_end < gap_us)) {
-		/* part of the current burst */
-		t = cur_release > now ? cur_release : now;
-	} else if (last_release != INT64_MIN &&
-		   (now - last_release < min_interval_us || stalled_phase(now))) {
-		/* a later phase of the current iteration */
-		bursts_seen++;
-		t = cur_release > now ? cur_release : now;
+	} else if (pr_arrive(&rule, now, inflight) != PR_GATE) {
+		/* the current burst, or a later phase of the iteration */
+		t = rule.last_release > now ? rule.last_release : now;
 	} else {
 		t = orrery_runtime_release_at(now);
-		released(t);
+		pr_released(&rule, t);
 	}
+	tell();
 	inflight++;
 	pthread_mutex_unlock(&lock);
 	if (t > now)
@@ -354,7 +285,7 @@ static int64_t done(cudaStream_t stream)
 	end = orrery_runtime_now_us();
 	pthread_mutex_lock(&lock);
 	inflight--;
-	last_end = end;
+	pr_returned(&rule, end);
 	pthread_mutex_unlock(&lock);
 	return end;
 }

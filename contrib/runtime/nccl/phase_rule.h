@@ -1,0 +1,77 @@
+/*
+ * phase_rule.h - which NCCL call starts a communication phase (the one
+ * the gate holds for the job's slot), as a state machine over times the
+ * caller gives: no clock, no lock, no I/O, so that tests drive it with
+ * made-up times (tests/runtime/test_phase_rule.c).  The interposer
+ * (interposer.c) calls it under its lock.  The rule is orrery-runtime(7),
+ * Phase rule:
+ *
+ *   - a call less than GAP after the previous one returned, or while
+ *     another is inside NCCL, belongs to the current burst;
+ *   - a burst less than MIN_INTERVAL after the last release is a later
+ *     phase of the same iteration;
+ *   - with the profile's phases (ORRERY_PHASES_US), the bursts are also
+ *     counted: a burst before the period's other bursts were all seen is
+ *     a later phase delayed by a stall, up to PERIOD - GAP after the
+ *     release; three periods in a row with fewer bursts or a late one
+ *     stop the count (the list is not the job's);
+ *   - any other burst starts a phase: the caller gates it.
+ */
+#ifndef ORRERY_PHASE_RULE_H
+#define ORRERY_PHASE_RULE_H
+
+#include <stdint.h>
+
+#define PR_MAX_BURSTS 64        /* ORRERY_MAX_PHASES */
+#define PR_ODD_RUNS 3           /* periods in a row unlike the list */
+
+enum pr_verdict {
+	PR_BURST,       /* part of the current burst */
+	PR_LATER,       /* a later phase of the current iteration: passes */
+	PR_GATE,        /* starts a phase: wait for the slot, then released() */
+};
+
+/* What the last call did that is worth a log line (pr_take_note). */
+enum pr_note {
+	PR_NOTE_NONE,
+	PR_NOTE_STALL,          /* a late burst passed as a later phase */
+	PR_NOTE_COUNT_OFF,      /* the list is not the job's: counting stops */
+};
+
+struct phase_rule {
+	/* settings */
+	int64_t gap_us, min_interval_us, period_us;
+	int n;                          /* bursts a period; 0: not counted */
+
+	/* state */
+	int64_t last_end, last_release;
+	int seen;                       /* bursts since the last release */
+	int stalled;                    /* one of them passed late */
+	int odd_runs;                   /* periods in a row unlike the list */
+
+	/* for the log line */
+	enum pr_note note;
+	int note_a, note_b;
+	int64_t note_us;
+};
+
+/* Settings; counting off until pr_set_phases. */
+void pr_init(struct phase_rule *r, int64_t gap_us, int64_t min_interval_us,
+	     int64_t period_us);
+/* ORRERY_PHASES_US, "OFFSET+DURATION,..." (offsets from the first phase,
+ * in order).  Phases whose quiet time between them is under the gap are
+ * one burst.  Returns the bursts a period (counting on where >= 2), or -1
+ * if the value is not such a list (counting stays off). */
+int pr_set_phases(struct phase_rule *r, const char *list);
+/* A new call at `now` while `inflight` others are between the gate and
+ * their return. */
+enum pr_verdict pr_arrive(struct phase_rule *r, int64_t now, int inflight);
+/* The call that got PR_GATE is released at `t`. */
+void pr_released(struct phase_rule *r, int64_t t);
+/* A call returned at `t`. */
+void pr_returned(struct phase_rule *r, int64_t t);
+/* The note of the last call (PR_NOTE_NONE if none), with note_a, note_b
+ * (burst k of n; bursts seen, listed) and note_us; clears it. */
+enum pr_note pr_take_note(struct phase_rule *r);
+
+#endif

@@ -1,0 +1,204 @@
+/*
+ * test_phase_rule.c - the NCCL interposer's phase rule (phase_rule.c) on
+ * made-up times: which burst the gate holds, with and without the
+ * profile's phases (ORRERY_PHASES_US), through stalls, and with a list
+ * that is not the job's.
+ *
+ * The job of the capture test (tests/capture/test_capture_fake_nccl.sh):
+ * period 200 ms, gap 20 ms, minimum interval 100 ms; each iteration 40 ms
+ * of compute, a 12 ms burst, 60 ms of compute, a 12 ms burst.  Slots at
+ * multiples of the period.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "phase_rule.h"
+
+#define MS 1000
+#define PERIOD (200 * MS)
+#define BURST (12 * MS)
+
+static struct phase_rule r;
+static int64_t now;
+
+static void fresh(const char *list)
+{
+	pr_init(&r, PERIOD / 10, PERIOD / 2, PERIOD);
+	if (list)
+		assert_int_equal(pr_set_phases(&r, list), 2);
+	now = 5 * MS;
+}
+
+/* `compute` us of compute, then a burst: 'G' if the gate held it for the
+ * next slot, 'P' if it passed. */
+static char burst(int64_t compute)
+{
+	enum pr_verdict v;
+
+	now += compute;
+	v = pr_arrive(&r, now, 0);
+	assert_int_not_equal(v, PR_BURST);
+	if (v == PR_GATE) {
+		now = (now + PERIOD - 1) / PERIOD * PERIOD;
+		pr_released(&r, now);
+	}
+	now += BURST;
+	pr_returned(&r, now);
+	return v == PR_GATE ? 'G' : 'P';
+}
+
+/* Iterations; iteration `at` has `stall` us more before its second
+ * burst.  Returns which bursts were held, "GP GP ...". */
+static const char *run(int iterations, int at, int64_t stall)
+{
+	static char out[128];
+	size_t k = 0;
+
+	for (int i = 0; i < iterations; i++) {
+		out[k++] = burst(40 * MS);
+		out[k++] = burst(60 * MS + (i == at ? stall : 0));
+		out[k++] = ' ';
+	}
+	out[k - 1] = '\0';
+	return out;
+}
+
+static void parse(void **state)
+{
+	static const char *bad[] = {
+		"x", "0+", "0+0", "+5", "-1+5", "10+5,5+5", "0+1,", "0+1,,2+1", "0+5 ",
+		"0+5;1+2", "0x10+5", "0+99999999999999999999",
+	};
+	char many[2048];
+	size_t k = 0;
+
+	pr_init(&r, 20 * MS, 100 * MS, PERIOD);
+	assert_int_equal(pr_set_phases(&r, "0+12000,72000+12000"), 2);
+	assert_int_equal(r.n, 2);
+	/* phases closer than the gap are one burst; one burst: no count */
+	pr_init(&r, 20 * MS, 100 * MS, PERIOD);
+	assert_int_equal(pr_set_phases(&r, "0+12000,25000+12000"), 1);
+	assert_int_equal(r.n, 0);
+	pr_init(&r, 20 * MS, 100 * MS, PERIOD);
+	assert_int_equal(pr_set_phases(&r, "0+5000,30000+5000,40000+5000,100000+5000"), 3);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pr_init(&r, 20 * MS, 100 * MS, PERIOD);
+		assert_int_equal(pr_set_phases(&r, bad[i]), -1);
+		assert_int_equal(r.n, 0);
+	}
+	/* at most 64 bursts */
+	for (int i = 0; i < 65; i++)
+		k += (size_t)snprintf(many + k, sizeof(many) - k, "%s%d+1", i ? "," : "", i * 30000);
+	pr_init(&r, 20 * MS, 100 * MS, PERIOD);
+	assert_int_equal(pr_set_phases(&r, many), -1);
+}
+
+static void steady(void **state)
+{
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(6, -1, 0), "GP GP GP GP GP GP");
+	assert_int_equal(pr_take_note(&r), PR_NOTE_NONE);
+	fresh(NULL);
+	assert_string_equal(run(6, -1, 0), "GP GP GP GP GP GP");
+}
+
+/* One stall of 45 ms before iteration 2's second burst: it comes 117 ms
+ * after the release, past the 100 ms minimum interval. */
+static void stall_without_list_moves_the_gate(void **state)
+{
+	fresh(NULL);
+	assert_string_equal(run(6, 2, 45 * MS), "GP GP GG PG PG PG");
+}
+
+static void stall_with_list_passes(void **state)
+{
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(6, 2, 45 * MS), "GP GP GP GP GP GP");
+	/* said: the stalled burst is 2 of 2, 117 ms after the release */
+	assert_int_equal(pr_take_note(&r), PR_NOTE_STALL);
+	assert_int_equal(r.note_a, 2);
+	assert_int_equal(r.note_b, 2);
+	assert_int_equal(r.note_us, 117 * MS);
+	assert_int_equal(pr_take_note(&r), PR_NOTE_NONE);
+	/* a one-off: the count stays on */
+	assert_int_equal(r.n, 2);
+}
+
+/* Up to period - gap (180 ms after the release) a late second burst
+ * passes; later than that the gate takes it (the documented limit). */
+static void long_stall_still_moves(void **state)
+{
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(6, 2, 107 * MS), "GP GP GP GP GP GP");
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(6, 2, 110 * MS), "GP GP GG PG PG PG");
+}
+
+/* A list with more bursts than the job has: every period passes a
+ * "stalled" one; after three the count stops and the time rule alone
+ * holds one burst an iteration. */
+static void list_not_the_jobs(void **state)
+{
+	const char *got;
+
+	pr_init(&r, PERIOD / 10, PERIOD / 2, PERIOD);
+	assert_int_equal(pr_set_phases(&r, "0+5000,40000+5000,72000+12000"), 3);
+	now = 5 * MS;
+	got = run(10, -1, 0);
+	assert_int_equal(r.n, 0);
+	/* the last four iterations: one burst held each, the same one */
+	assert_true(strcmp(got + 6 * 3, "GP GP GP GP") == 0 ||
+		    strcmp(got + 6 * 3, "PG PG PG PG") == 0);
+}
+
+/* A list with more bursts, and a job whose single burst comes past
+ * period - gap: "too few" three times, the count stops. */
+static void too_few(void **state)
+{
+	enum pr_note last = PR_NOTE_NONE;
+
+	fresh("0+12000,72000+12000");
+	for (int i = 0; i < 6; i++) {
+		enum pr_note n;
+
+		assert_int_equal(burst(i ? 185 * MS : 0), 'G');
+		if ((n = pr_take_note(&r)) != PR_NOTE_NONE)
+			last = n;
+	}
+	assert_int_equal(last, PR_NOTE_COUNT_OFF);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(r.note_a, 1);
+	assert_int_equal(r.note_b, 2);
+}
+
+/* Calls of one burst (less than the gap apart, or while one is inside
+ * NCCL) are never a phase of their own. */
+static void one_burst(void **state)
+{
+	fresh("0+12000,72000+12000");
+	burst(40 * MS);
+	assert_int_equal(pr_arrive(&r, now + 5 * MS, 0), PR_BURST);
+	assert_int_equal(pr_arrive(&r, now + 150 * MS, 1), PR_BURST);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parse),
+		cmocka_unit_test(steady),
+		cmocka_unit_test(stall_without_list_moves_the_gate),
+		cmocka_unit_test(stall_with_list_passes),
+		cmocka_unit_test(long_stall_still_moves),
+		cmocka_unit_test(list_not_the_jobs),
+		cmocka_unit_test(too_few),
+		cmocka_unit_test(one_burst),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
