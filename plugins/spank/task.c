@@ -6,10 +6,9 @@
  * Tasks receive only these fixed names: ORRERY_PROFILE, ORRERY_PERIOD_US,
  * ORRERY_EPOCH_US, ORRERY_SHIFT_US, ORRERY_JOB_SCORE, ORRERY_PHASE_OFFSET_US,
  * ORRERY_PHASE_SPAN_US, ORRERY_PHASES_US, and with --comm-gate=auto the
- * admin's gate_library
- * at the front of LD_PRELOAD.  The controller's
- * names are never taken from a value that passed through user hands
- * unchecked: everything is validated again here.
+ * admin's gate_library at the front of LD_PRELOAD.  The controller's names
+ * are never taken from a value that passed through user hands unchecked:
+ * everything is validated again here.
  */
 #include <errno.h>
 #include <inttypes.h>

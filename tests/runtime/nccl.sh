@@ -137,14 +137,14 @@ held=$(awk '$3 == 2 { print $6 - $5 }' "$TMP/nospan.out")
 #    iterations 3-7 hold their second burst instead.  Holding is a wait
 #    of more than period/4 (the first burst waits about 40 ms, iteration
 #    3's about 10 ms: it comes late after the stall).
-lock() {  # lock NAME: "FIRST SECOND": iterations 3-7 holding that burst
-	awk -v q=$((PERIOD / 4)) '$2 >= 3 && $6 - $5 > q { if ($3 == 0) f++; if ($3 == 2) s++ }
+lock() {  # lock NAME FROM: "FIRST SECOND": iterations FROM on holding that burst
+	awk -v q=$((PERIOD / 4)) -v from="$2" '$2 >= from && $6 - $5 > q { if ($3 == 0) f++; if ($3 == 2) s++ }
 		END { print f + 0, s + 0 }' "$TMP/$1.out"
 }
 run stall-counted ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
 	ORRERY_PHASES_US=0+2000,32000+2000 -- -n 8 -c 25000 -s 30000 -S 2:30000 -k 2
 check stall-counted 8
-read -r first second < <(lock stall-counted)
+read -r first second < <(lock stall-counted 3)
 [ "$first" -ge 3 ] && [ "$second" = 0 ] &&
 	ok "stalled second burst with ORRERY_PHASES_US: passed; iterations 3-7 hold the first burst ($first of 5), never the second" ||
 	not_ok "stalled second burst with ORRERY_PHASES_US: the gate should stay on the first burst" \
@@ -154,7 +154,7 @@ grep -q 'passed as a stalled phase' "$TMP/stall-counted.err" &&
 	not_ok "the interposer should say it passed a stalled phase" "$(cat "$TMP/stall-counted.err")"
 run stall-timed ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
 	-- -n 8 -c 25000 -s 30000 -S 2:30000 -k 2
-read -r first second < <(lock stall-timed)
+read -r first second < <(lock stall-timed 3)
 [ "$second" -ge 3 ] &&
 	ok "stalled second burst without ORRERY_PHASES_US: the gate locks on it ($second of iterations 3-7 hold it)" ||
 	not_ok "without ORRERY_PHASES_US the stall should move the gate to the second burst" \
@@ -169,8 +169,7 @@ read -r first second < <(lock stall-timed)
 #    is not OFFSET+DURATION,... is refused at start.
 run stall-mismatch ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
 	ORRERY_PHASES_US=0+2000,15000+2000,32000+2000 -- -n 10 -c 25000 -s 30000 -k 2
-held=$(awk -v q=$((PERIOD / 4)) '$2 >= 6 && $6 - $5 > q { if ($3 == 0) f++; if ($3 == 2) s++ }
-	END { print f + 0, s + 0 }' "$TMP/stall-mismatch.out")
+held=$(lock stall-mismatch 6)
 read -r first second <<<"$held"
 grep -q 'bursts not counted from now on' "$TMP/stall-mismatch.err" && [ $((first + second)) = 4 ] &&
 	[ "$first" = 0 -o "$second" = 0 ] &&

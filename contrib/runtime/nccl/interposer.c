@@ -235,7 +235,7 @@ static void tell(void)
 	case PR_NOTE_COUNT_OFF:
 		say(1, LOG_PREFIX "%d periods in a row unlike the profile's %d bursts (the last: "
 		    "%d, %s): bursts not counted from now on\n", PR_ODD_RUNS, rule.note_b,
-		    rule.note_a, rule.note_a >= rule.note_b ? "one of them late" : "too few");
+		    rule.note_a, rule.note_us ? "one of them late" : "too few");
 		break;
 	case PR_NOTE_NONE:
 		break;

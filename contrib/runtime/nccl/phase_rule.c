@@ -110,7 +110,8 @@ void pr_released(struct phase_rule *r, int64_t t)
 		if (r->seen >= r->n - 1 && !r->stalled) {
 			r->odd_runs = 0;
 		} else if (++r->odd_runs == PR_ODD_RUNS) {
-			note(r, PR_NOTE_COUNT_OFF, r->seen + 1, r->n, 0);
+			/* note_us: 1 if a late burst made the period odd */
+			note(r, PR_NOTE_COUNT_OFF, r->seen + 1, r->n, r->stalled);
 			r->n = 0;
 		}
 	}

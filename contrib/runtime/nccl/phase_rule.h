@@ -71,7 +71,8 @@ void pr_released(struct phase_rule *r, int64_t t);
 /* A call returned at `t`. */
 void pr_returned(struct phase_rule *r, int64_t t);
 /* The note of the last call (PR_NOTE_NONE if none), with note_a, note_b
- * (burst k of n; bursts seen, listed) and note_us; clears it. */
+ * (burst k of n; bursts seen, listed) and note_us (STALL: how long after
+ * the release; COUNT_OFF: 1 if a burst came late); clears it. */
 enum pr_note pr_take_note(struct phase_rule *r);
 
 #endif
