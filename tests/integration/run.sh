@@ -402,12 +402,27 @@ t_ctld_killed() {
 	fi
 }
 
-# Last: `down' stops exactly what `up' started, and frees the ports.
+# Last: `down' stops exactly what `up' started, and frees the ports; and
+# with slurmctld killed under a running job (no scancel possible), the
+# job's tasks too (sleep 613: the batch script's srun and one per node).
 t_cluster_down() {
-	local pids alive="" p
+	local pids alive="" p id tasks left
 	pids=$(awk '{ print $2 }' "$STATE/run/pids")
+	id=$(timeout 20 sbatch --parsable -N 2 -o /dev/null --wrap 'srun sleep 613' 2>/dev/null)
+	for _ in $(seq 100); do
+		[ "$(pgrep -fc '^(/usr/bin/)?sleep 613$')" -ge 2 ] && break
+		sleep 0.2
+	done
+	tasks=$(pgrep -f 'sleep 613' | tr '\n' ' ')
+	cs_kill_ctld
 	"$CLUSTER" down --state-dir "$STATE" >"$OUT/down.log" 2>&1
 	for p in $pids; do [ -d "/proc/$p" ] && alive="$alive $p"; done
+	left=$(pgrep -f 'sleep 613' | tr '\n' ' ')
+	[ -n "$id" ] && [ -n "$tasks" ] && [ -z "$left" ] &&
+		ok "orrery-cluster down after kill -9 of slurmctld under running job $id: its tasks are stopped too ($tasks)" ||
+		not_ok "orrery-cluster down stops a running job's tasks when slurmctld is gone" \
+			"job=${id:-none} tasks=${tasks:-none} left=${left:-none}" "$(cat "$OUT/down.log")"
+	[ -z "$left" ] || kill -KILL $left 2>/dev/null
 	for p in $PORT_BASE $((PORT_BASE + 1)) $((PORT_BASE + 2)) $((PORT_BASE + 10)); do
 		timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2>/dev/null && alive="$alive port:$p"
 	done
