@@ -84,6 +84,20 @@ int64_t orrery_runtime_wait_for_slot(void);
  * wait_for_slot().  A no-op runtime returns now_us. */
 int64_t orrery_runtime_release_at(int64_t now_us);
 
+/* What a caller's phase rule did (the NCCL interposer's, orrery-runtime(7)
+ * Phase rule), for the statistics file: bursts_counted=, stalls_passed=,
+ * short_periods=.  Unknown events are ignored.  Counting events only:
+ * nothing here changes the gate. */
+enum orrery_runtime_phase_event {
+	ORRERY_RUNTIME_PHASES_COUNTED = 1, /* bursts counted from a list   */
+	ORRERY_RUNTIME_PHASE_STALL,        /* a late burst passed, stalled */
+	ORRERY_RUNTIME_PHASE_SHORT,        /* gated before the period's
+					    * other bursts were seen      */
+	ORRERY_RUNTIME_PHASES_STOPPED,     /* the list is not the job's:
+					    * counting stopped            */
+};
+void orrery_runtime_phase_event(int event);
+
 /* Current CLOCK_REALTIME in microseconds (the clock of the slots). */
 int64_t orrery_runtime_now_us(void);
 

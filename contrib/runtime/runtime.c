@@ -351,6 +351,31 @@ void orrery_runtime_stats(orrery_runtime_stats_t *out)
 	pthread_mutex_unlock(&rt.lock);
 }
 
+void orrery_runtime_phase_event(int event)
+{
+	pthread_mutex_lock(&rt.lock);
+	switch (event) {
+	case ORRERY_RUNTIME_PHASES_COUNTED:
+		rt.bursts_counted = 1;
+		break;
+	case ORRERY_RUNTIME_PHASE_STALL:
+		rt.stalls_passed++;
+		break;
+	case ORRERY_RUNTIME_PHASE_SHORT:
+		rt.short_periods++;
+		break;
+	case ORRERY_RUNTIME_PHASES_STOPPED:
+		rt.bursts_counted = 2;
+		break;
+	}
+	pthread_mutex_unlock(&rt.lock);
+}
+
+static const char *bursts_counted(void)
+{
+	return rt.bursts_counted == 1 ? "on" : rt.bursts_counted == 2 ? "stopped" : "none";
+}
+
 /* ---------------------------------------------------------------- finish */
 
 static int write_stats(const orrery_runtime_stats_t *s)
@@ -394,6 +419,8 @@ static int write_stats(const orrery_runtime_stats_t *s)
 		s->channel_gate < 0 ? "none" : s->channel_gate ? "on" : "off",
 		s->channel_gen, s->updates_received, s->updates_applied,
 		s->late_switches, s->last_apply_us, s->last_pub_us);
+	fprintf(f, "bursts_counted=%s\nstalls_passed=%" PRIu64 "\nshort_periods=%" PRIu64 "\n",
+		bursts_counted(), rt.stalls_passed, rt.short_periods);
 	bad = ferror(f);
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, rt.stats_path) != 0) {
@@ -439,6 +466,9 @@ int orrery_runtime_finish(void)
 		       s.mode == ORRERY_GATE_OFF ? "off" : "on its grid",
 		       s.mode == ORRERY_GATE_ANCHORED ? " (iterations longer than the period)" : "",
 		       s.total_wait_us / 1e6, s.max_wait_us / 1e3);
+	if (s.active && rt.bursts_counted)
+		rt_log(1, RT_PREFIX "rank %ld: bursts counted: %s; %" PRIu64 " period(s) with a stalled burst passed, %" PRIu64 " gated before their other bursts were seen",
+		       rt.rank, bursts_counted(), rt.stalls_passed, rt.short_periods);
 	if (rec_enabled())
 		rt_log(1, RT_PREFIX "rank %ld: recorded %" PRIu64 " collectives%s",
 		       rt.rank, s.recorded, s.record_dropped ? " (line limit reached: later ones dropped)" : "");

@@ -49,6 +49,9 @@ struct rt_state {
 	int64_t last_apply_us, last_pub_us;
 	orrery_gate_stats_t carried;  /* counters of replaced gates */
 	uint64_t chan_passthrough;    /* phases released while off by it */
+	/* The caller's phase rule (orrery_runtime_phase_event). */
+	int bursts_counted;           /* 0 none, 1 on, 2 stopped */
+	uint64_t stalls_passed, short_periods;
 };
 
 extern struct rt_state rt;

@@ -152,6 +152,20 @@ read -r first second < <(lock stall-counted 3)
 grep -q 'passed as a stalled phase' "$TMP/stall-counted.err" &&
 	ok "the interposer says it passed a stalled phase (ORRERY_RUNTIME_VERBOSE=1)" ||
 	not_ok "the interposer should say it passed a stalled phase" "$(cat "$TMP/stall-counted.err")"
+# The statistics file counts it (what a job's owner reads without verbose).
+[ "$(stat stall-counted bursts_counted)" = on ] && [ "$(stat stall-counted stalls_passed)" -ge 1 ] &&
+	[ "$(stat stall-counted short_periods)" = 0 ] &&
+	ok "stats: bursts_counted=on stalls_passed=$(stat stall-counted stalls_passed) short_periods=0" ||
+	not_ok "stats should count the passed stall" "$(grep -E '^(bursts_counted|stalls_passed|short_periods)=' "$TMP/stall-counted.stats")"
+# A stall past period - gap (70 ms: the burst comes 102 ms after the
+# release, 90 ms is the limit) is gated as a period's first: the gate may
+# have moved, and the statistics and the log say so (short_periods).
+run stall-long ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
+	ORRERY_PHASES_US=0+2000,32000+2000 -- -n 6 -c 25000 -s 30000 -S 2:70000 -k 2
+[ "$(stat stall-long short_periods)" -ge 1 ] && grep -q 'gated as a period.s first' "$TMP/stall-long.err" &&
+	ok "a stall past period - gap: short_periods=$(stat stall-long short_periods) in the stats, said once" ||
+	not_ok "a stall past period - gap should be counted in short_periods" \
+		"$(grep -E '^(bursts_counted|stalls_passed|short_periods)=' "$TMP/stall-long.stats")" "$(cat "$TMP/stall-long.err")"
 run stall-timed ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
 	-- -n 8 -c 25000 -s 30000 -S 2:30000 -k 2
 read -r first second < <(lock stall-timed 3)
@@ -159,6 +173,9 @@ read -r first second < <(lock stall-timed 3)
 	ok "stalled second burst without ORRERY_PHASES_US: the gate locks on it ($second of iterations 3-7 hold it)" ||
 	not_ok "without ORRERY_PHASES_US the stall should move the gate to the second burst" \
 		"first=$first second=$second"
+[ "$(stat stall-timed bursts_counted)" = none ] &&
+	ok "stats without ORRERY_PHASES_US: bursts_counted=none" ||
+	not_ok "stats without the list should say bursts_counted=none" "$(stat stall-timed bursts_counted)"
 
 # 6c. a list that is not the job's: three bursts listed, two in the job.
 #    The count would pass the next iteration's first burst as the third
@@ -175,6 +192,9 @@ grep -q 'bursts not counted from now on' "$TMP/stall-mismatch.err" && [ $((first
 	[ "$first" = 0 -o "$second" = 0 ] &&
 	ok "a 3-burst list on a 2-burst job: counting stops ('$(grep -o '3 periods.*' "$TMP/stall-mismatch.err")'), iterations 6-9 hold one burst each (the same one)" ||
 	not_ok "a list that is not the job's should stop the count" "held(first second)=$held" "$(cat "$TMP/stall-mismatch.err")"
+[ "$(stat stall-mismatch bursts_counted)" = stopped ] &&
+	ok "stats: bursts_counted=stopped" ||
+	not_ok "stats should say the count stopped" "$(stat stall-mismatch bursts_counted)"
 run phases-bad ORRERY_PHASES_US='0+2000,,5' -- -n 1 -c 1000 -k 1
 grep -q "ORRERY_PHASES_US='0+2000,,5' is not a list of OFFSET+DURATION" "$TMP/phases-bad.err" &&
 	ok "a malformed ORRERY_PHASES_US is refused with a message" ||

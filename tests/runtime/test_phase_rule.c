@@ -131,13 +131,23 @@ static void stall_with_list_passes(void **state)
 }
 
 /* Up to period - gap (180 ms after the release) a late second burst
- * passes; later than that the gate takes it (the documented limit). */
+ * passes; later than that the gate takes it (the documented limit), and
+ * says so: gated with 1 of the period's 2 bursts seen, 182 ms after the
+ * release (short_periods in the statistics).  The count then goes on,
+ * rotated: no further note. */
 static void long_stall_still_moves(void **state)
 {
 	fresh("0+12000,72000+12000");
 	assert_string_equal(run(6, 2, 107 * MS), "GP GP GP GP GP GP");
+	assert_int_equal(pr_take_note(&r), PR_NOTE_STALL);
+	assert_int_equal(r.note_us, 179 * MS);
 	fresh("0+12000,72000+12000");
 	assert_string_equal(run(6, 2, 110 * MS), "GP GP GG PG PG PG");
+	assert_int_equal(pr_take_note(&r), PR_NOTE_SHORT);
+	assert_int_equal(r.note_a, 1);
+	assert_int_equal(r.note_b, 2);
+	assert_int_equal(r.note_us, 182 * MS);
+	assert_int_equal(r.n, 2);
 }
 
 /* A list with more bursts than the job has: every period passes a
@@ -166,7 +176,13 @@ static void too_few(void **state)
 	fresh("0+12000,72000+12000");
 	for (int i = 0; i < 6; i++) {
 		enum pr_note n;
+		int64_t at = now + (i ? 185 * MS : 0);
 
+		/* each burst after the first: gated short of the list */
+		if (i && i < 3) {
+			assert_int_equal(pr_arrive(&r, at, 0), PR_GATE);
+			assert_int_equal(pr_take_note(&r), PR_NOTE_SHORT);
+		}
 		assert_int_equal(burst(i ? 185 * MS : 0), 'G');
 		if ((n = pr_take_note(&r)) != PR_NOTE_NONE)
 			last = n;

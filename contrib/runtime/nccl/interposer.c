@@ -68,7 +68,7 @@ static int record_sync;         /* ORRERY_RECORD_SYNC=1: end = stream done */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int inflight;            /* calls between gate and return */
 static struct phase_rule rule;
-static int stall_noted;
+static int stall_noted, short_noted;
 static ncclComm_t comms[MAX_COMMS];
 static int n_comms;
 
@@ -151,6 +151,8 @@ static void setup(void)
 	if (v && v[0] && pr_set_phases(&rule, v) < 0)
 		say(1, LOG_PREFIX "ORRERY_PHASES_US='%.64s' is not a list of OFFSET+DURATION: "
 		    "bursts not counted\n", v);
+	if (rule.n)
+		orrery_runtime_phase_event(ORRERY_RUNTIME_PHASES_COUNTED);
 	say(1, LOG_PREFIX "gating NCCL collectives: a phase starts after %" PRId64
 	    " us without collectives and %" PRId64 " us after the last phase, %d bursts a period%s\n",
 	    gap_us, min_interval_us, rule.n ? rule.n : 1,
@@ -222,17 +224,29 @@ static int captured(cudaStream_t s)
 	return is_capturing && is_capturing(s, &status) == 0 && status != 0;
 }
 
-/* What the rule did that a user should be told (called with lock held). */
+/* What the rule did that a user should be told: counted in the runtime's
+ * statistics, said at ORRERY_RUNTIME_VERBOSE=1 (called with lock held). */
 static void tell(void)
 {
 	switch (pr_take_note(&rule)) {
 	case PR_NOTE_STALL:
+		orrery_runtime_phase_event(ORRERY_RUNTIME_PHASE_STALL);
 		if (!stall_noted++)
 			say(1, LOG_PREFIX "a burst %" PRId64 " us after the last release is burst %d "
 			    "of the profile's %d: passed as a stalled phase, not gated (noted once)\n",
 			    rule.note_us, rule.note_a, rule.note_b);
 		break;
+	case PR_NOTE_SHORT:
+		orrery_runtime_phase_event(ORRERY_RUNTIME_PHASE_SHORT);
+		if (!short_noted++)
+			say(1, LOG_PREFIX "a burst %" PRId64 " us after the last release, with %d of the "
+			    "period's %d bursts seen: gated as a period's first (a period with fewer "
+			    "bursts, or a stall past period - gap: then the gate now holds a later "
+			    "phase; noted once, counted in short_periods)\n",
+			    rule.note_us, rule.note_a, rule.note_b);
+		break;
 	case PR_NOTE_COUNT_OFF:
+		orrery_runtime_phase_event(ORRERY_RUNTIME_PHASES_STOPPED);
 		say(1, LOG_PREFIX "%d periods in a row unlike the profile's %d bursts (the last: "
 		    "%d, %s): bursts not counted from now on\n", PR_ODD_RUNS, rule.note_b,
 		    rule.note_a, rule.note_us ? "one of them late" : "too few");
@@ -253,12 +267,14 @@ static int64_t gate(void)
 		t = now;
 	} else if (pr_arrive(&rule, now, inflight) != PR_GATE) {
 		/* the current burst, or a later phase of the iteration */
+		tell();
 		t = rule.last_release > now ? rule.last_release : now;
 	} else {
+		tell();
 		t = orrery_runtime_release_at(now);
 		pr_released(&rule, t);
+		tell();
 	}
-	tell();
 	inflight++;
 	pthread_mutex_unlock(&lock);
 	if (t > now)

@@ -92,11 +92,14 @@ enum pr_verdict pr_arrive(struct phase_rule *r, int64_t now, int inflight)
 	since = now - r->last_release;
 	if (since < r->min_interval_us)
 		return later(r);
-	if (r->n && r->seen < r->n - 1 && since < r->period_us - r->gap_us) {
-		if (!r->stalled)
-			note(r, PR_NOTE_STALL, r->seen + 2, r->n, since);
-		r->stalled = 1;
-		return later(r);
+	if (r->n && r->seen < r->n - 1) {
+		if (since < r->period_us - r->gap_us) {
+			if (!r->stalled)
+				note(r, PR_NOTE_STALL, r->seen + 2, r->n, since);
+			r->stalled = 1;
+			return later(r);
+		}
+		note(r, PR_NOTE_SHORT, r->seen + 1, r->n, since);
 	}
 	return PR_GATE;
 }

@@ -36,6 +36,7 @@ enum pr_note {
 	PR_NOTE_NONE,
 	PR_NOTE_STALL,          /* a late burst passed as a later phase */
 	PR_NOTE_COUNT_OFF,      /* the list is not the job's: counting stops */
+	PR_NOTE_SHORT,          /* gated with the period's bursts not all seen */
 };
 
 struct phase_rule {
@@ -71,8 +72,12 @@ void pr_released(struct phase_rule *r, int64_t t);
 /* A call returned at `t`. */
 void pr_returned(struct phase_rule *r, int64_t t);
 /* The note of the last call (PR_NOTE_NONE if none), with note_a, note_b
- * (burst k of n; bursts seen, listed) and note_us (STALL: how long after
- * the release; COUNT_OFF: 1 if a burst came late); clears it. */
+ * (STALL: burst k of n; COUNT_OFF, SHORT: bursts seen in the period, n
+ * listed) and note_us (STALL, SHORT: how long after the release;
+ * COUNT_OFF: 1 if a burst came late); clears it.  A SHORT burst is either
+ * the next period's first after a period with fewer bursts, or a later
+ * burst stalled past PERIOD - GAP, which the gate now holds: the rule
+ * cannot tell the two apart (phase_rule.c). */
 enum pr_note pr_take_note(struct phase_rule *r);
 
 #endif
