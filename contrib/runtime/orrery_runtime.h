@@ -86,7 +86,7 @@ int64_t orrery_runtime_release_at(int64_t now_us);
 
 /* What a caller's phase rule did (the NCCL interposer's, orrery-runtime(7)
  * Phase rule), for the statistics file: bursts_counted=, stalls_passed=,
- * short_periods=.  Unknown events are ignored.  Counting events only:
+ * short_periods=, relocked=.  Unknown events are ignored.  Counting events only:
  * nothing here changes the gate. */
 enum orrery_runtime_phase_event {
 	ORRERY_RUNTIME_PHASES_COUNTED = 1, /* bursts counted from a list   */
@@ -95,6 +95,8 @@ enum orrery_runtime_phase_event {
 					    * other bursts were seen      */
 	ORRERY_RUNTIME_PHASES_STOPPED,     /* the list is not the job's:
 					    * counting stopped            */
+	ORRERY_RUNTIME_PHASE_RELOCK,       /* a moved gate holds the first
+					    * burst again                 */
 };
 void orrery_runtime_phase_event(int event);
 

@@ -367,6 +367,9 @@ void orrery_runtime_phase_event(int event)
 	case ORRERY_RUNTIME_PHASES_STOPPED:
 		rt.bursts_counted = 2;
 		break;
+	case ORRERY_RUNTIME_PHASE_RELOCK:
+		rt.relocked++;
+		break;
 	}
 	pthread_mutex_unlock(&rt.lock);
 }
@@ -419,8 +422,9 @@ static int write_stats(const orrery_runtime_stats_t *s)
 		s->channel_gate < 0 ? "none" : s->channel_gate ? "on" : "off",
 		s->channel_gen, s->updates_received, s->updates_applied,
 		s->late_switches, s->last_apply_us, s->last_pub_us);
-	fprintf(f, "bursts_counted=%s\nstalls_passed=%" PRIu64 "\nshort_periods=%" PRIu64 "\n",
-		bursts_counted(), rt.stalls_passed, rt.short_periods);
+	fprintf(f, "bursts_counted=%s\nstalls_passed=%" PRIu64 "\nshort_periods=%" PRIu64 "\n"
+		"relocked=%" PRIu64 "\n",
+		bursts_counted(), rt.stalls_passed, rt.short_periods, rt.relocked);
 	bad = ferror(f);
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, rt.stats_path) != 0) {
@@ -467,8 +471,8 @@ int orrery_runtime_finish(void)
 		       s.mode == ORRERY_GATE_ANCHORED ? " (iterations longer than the period)" : "",
 		       s.total_wait_us / 1e6, s.max_wait_us / 1e3);
 	if (s.active && rt.bursts_counted)
-		rt_log(1, RT_PREFIX "rank %ld: bursts counted: %s; %" PRIu64 " period(s) with a stalled burst passed, %" PRIu64 " gated before their other bursts were seen",
-		       rt.rank, bursts_counted(), rt.stalls_passed, rt.short_periods);
+		rt_log(1, RT_PREFIX "rank %ld: bursts counted: %s; %" PRIu64 " period(s) with a stalled burst passed, %" PRIu64 " gated before their other bursts were seen, %" PRIu64 " re-lock(s) on the first burst",
+		       rt.rank, bursts_counted(), rt.stalls_passed, rt.short_periods, rt.relocked);
 	if (rec_enabled())
 		rt_log(1, RT_PREFIX "rank %ld: recorded %" PRIu64 " collectives%s",
 		       rt.rank, s.recorded, s.record_dropped ? " (line limit reached: later ones dropped)" : "");

@@ -51,7 +51,7 @@ struct rt_state {
 	uint64_t chan_passthrough;    /* phases released while off by it */
 	/* The caller's phase rule (orrery_runtime_phase_event). */
 	int bursts_counted;           /* 0 none, 1 on, 2 stopped */
-	uint64_t stalls_passed, short_periods;
+	uint64_t stalls_passed, short_periods, relocked;
 };
 
 extern struct rt_state rt;

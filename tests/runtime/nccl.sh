@@ -157,15 +157,28 @@ grep -q 'passed as a stalled phase' "$TMP/stall-counted.err" &&
 	[ "$(stat stall-counted short_periods)" = 0 ] &&
 	ok "stats: bursts_counted=on stalls_passed=$(stat stall-counted stalls_passed) short_periods=0" ||
 	not_ok "stats should count the passed stall" "$(grep -E '^(bursts_counted|stalls_passed|short_periods)=' "$TMP/stall-counted.stats")"
-# A stall past period - gap (70 ms: the burst comes 102 ms after the
-# release, 90 ms is the limit) is gated as a period's first: the gate may
-# have moved, and the statistics and the log say so (short_periods).
-run stall-long ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
-	ORRERY_PHASES_US=0+2000,32000+2000 -- -n 6 -c 25000 -s 30000 -S 2:70000 -k 2
+# A stall past period - gap is gated as a period's first (short_periods):
+# 15 ms compute, a burst, 40 ms, a burst (the second 42 ms after the
+# release, the next first at 59 ms, both under the 50 ms minimum
+# interval), and a 60 ms stall: the second burst comes 102 ms after the
+# release, past the 90 ms limit, and the gate takes it.  The period after
+# it has the first burst 17 ms after the release (59 - 42: the job's own
+# cycle rotated), not 42 ms: the gate holds the first burst again from
+# the next period (relocked, phase_rule.c; it judges up to three periods,
+# for a thread kept off the CPU).  Iterations 8-11 hold the first burst,
+# never the second.
+run stall-long ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=44000 \
+	ORRERY_PHASES_US=0+2000,42000+2000 -- -n 12 -c 15000 -s 40000 -S 2:60000 -k 2
+read -r first second < <(lock stall-long 8)
 [ "$(stat stall-long short_periods)" -ge 1 ] && grep -q 'gated as a period.s first' "$TMP/stall-long.err" &&
 	ok "a stall past period - gap: short_periods=$(stat stall-long short_periods) in the stats, said once" ||
 	not_ok "a stall past period - gap should be counted in short_periods" \
-		"$(grep -E '^(bursts_counted|stalls_passed|short_periods)=' "$TMP/stall-long.stats")" "$(cat "$TMP/stall-long.err")"
+		"$(grep -E '^(bursts_counted|stalls_passed|short_periods|relocked)=' "$TMP/stall-long.stats")" "$(cat "$TMP/stall-long.err")"
+[ "$(stat stall-long relocked)" -ge 1 ] && [ "$first" -ge 3 ] && [ "$second" = 0 ] &&
+	grep -q 'holds the first burst again' "$TMP/stall-long.err" &&
+	ok "and the gate goes back to the first burst: relocked=$(stat stall-long relocked), iterations 8-11 hold the first ($first of 4), never the second" ||
+	not_ok "after a stall past period - gap the gate should hold the first burst again" \
+		"relocked=$(stat stall-long relocked) first=$first second=$second" "$(cat "$TMP/stall-long.err")"
 run stall-timed ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
 	-- -n 8 -c 25000 -s 30000 -S 2:30000 -k 2
 read -r first second < <(lock stall-timed 3)

@@ -53,20 +53,27 @@ static char burst(int64_t compute)
 	return v == PR_GATE ? 'G' : 'P';
 }
 
-/* Iterations; iteration `at` has `stall` us more before its second
- * burst.  Returns which bursts were held, "GP GP ...". */
-static const char *run(int iterations, int at, int64_t stall)
+/* Iterations of c1 us of compute, a burst, c2 us, a burst; iteration
+ * `at` has `stall` us more before its second burst.  Returns which
+ * bursts were held, "GP GP ...". */
+static const char *run_c(int iterations, int at, int64_t stall, int64_t c1,
+			 int64_t c2)
 {
 	static char out[128];
 	size_t k = 0;
 
 	for (int i = 0; i < iterations; i++) {
-		out[k++] = burst(40 * MS);
-		out[k++] = burst(60 * MS + (i == at ? stall : 0));
+		out[k++] = burst(c1);
+		out[k++] = burst(c2 + (i == at ? stall : 0));
 		out[k++] = ' ';
 	}
 	out[k - 1] = '\0';
 	return out;
+}
+
+static const char *run(int iterations, int at, int64_t stall)
+{
+	return run_c(iterations, at, stall, 40 * MS, 60 * MS);
 }
 
 static void parse(void **state)
@@ -131,23 +138,71 @@ static void stall_with_list_passes(void **state)
 }
 
 /* Up to period - gap (180 ms after the release) a late second burst
- * passes; later than that the gate takes it (the documented limit), and
- * says so: gated with 1 of the period's 2 bursts seen, 182 ms after the
- * release (short_periods in the statistics).  The count then goes on,
- * rotated: no further note. */
-static void long_stall_still_moves(void **state)
+ * passes; later than that the gate takes it, and says so: gated with 1
+ * of the period's 2 bursts seen, 182 ms after the release (SHORT,
+ * short_periods in the statistics).  The next whole period (iteration
+ * 3: the first burst 52 ms after the release, the second at 124 ms) is
+ * the cycle of iterations 0-1 (72 ms, 124 ms) rotated to start at the
+ * second burst (124 - 72 = 52 ms), 20 ms from the cycle as it was: the
+ * gate holds the first burst again from iteration 4 (RELOCK). */
+static void long_stall_moves_and_returns(void **state)
 {
 	fresh("0+12000,72000+12000");
 	assert_string_equal(run(6, 2, 107 * MS), "GP GP GP GP GP GP");
 	assert_int_equal(pr_take_note(&r), PR_NOTE_STALL);
 	assert_int_equal(r.note_us, 179 * MS);
+
 	fresh("0+12000,72000+12000");
-	assert_string_equal(run(6, 2, 110 * MS), "GP GP GG PG PG PG");
+	assert_string_equal(run(3, 2, 110 * MS), "GP GP GG");
 	assert_int_equal(pr_take_note(&r), PR_NOTE_SHORT);
 	assert_int_equal(r.note_a, 1);
 	assert_int_equal(r.note_b, 2);
 	assert_int_equal(r.note_us, 182 * MS);
+	assert_string_equal(run(3, -1, 0), "PG GP GP");
+	assert_int_equal(pr_take_note(&r), PR_NOTE_RELOCK);
+	assert_int_equal(r.note_a, 2);
+	assert_int_equal(r.note_b, 2);
+	assert_int_equal(r.note_us, 0);
 	assert_int_equal(r.n, 2);
+	/* in one run: moved for one iteration */
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(7, 2, 110 * MS), "GP GP GG PG GP GP GP");
+}
+
+/* Compute gaps of 40 and 45 ms: the cycle rotated to the second burst
+ * (the first burst 52 ms after the release) is 5 ms from the cycle as it
+ * was (57 ms), less than the 10 ms (gap/2) that tells them apart: the
+ * gate stays on the second burst, its traffic 5 ms from where the
+ * profile put it. */
+static void near_symmetric_cycle_stays(void **state)
+{
+	fresh("0+12000,57000+12000");
+	assert_string_equal(run_c(7, 2, 130 * MS, 40 * MS, 45 * MS),
+			    "GP GP GG PG PG PG PG");
+}
+
+/* An iteration with one burst (a period with fewer bursts than the
+ * list): the next first burst comes past period - gap and is gated
+ * (SHORT), and the periods after it are the cycle as it was: nothing
+ * moved, no re-lock. */
+static void short_period_is_not_a_move(void **state)
+{
+	enum pr_note last = PR_NOTE_NONE, n;
+
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(2, -1, 0), "GP GP");
+	assert_int_equal(burst(40 * MS), 'G');	/* iteration 2: one burst */
+	assert_int_equal(burst(200 * MS), 'G');	/* iteration 3's first */
+	assert_int_equal(pr_take_note(&r), PR_NOTE_SHORT);
+	assert_int_equal(burst(60 * MS), 'P');
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(burst(40 * MS), 'G');
+		assert_int_equal(burst(60 * MS), 'P');
+		if ((n = pr_take_note(&r)) != PR_NOTE_NONE)
+			last = n;
+	}
+	assert_int_equal(last, PR_NOTE_NONE);
+	assert_int_equal(r.moved, 0);
 }
 
 /* A list with more bursts than the job has: every period passes a
@@ -210,7 +265,9 @@ int main(void)
 		cmocka_unit_test(steady),
 		cmocka_unit_test(stall_without_list_moves_the_gate),
 		cmocka_unit_test(stall_with_list_passes),
-		cmocka_unit_test(long_stall_still_moves),
+		cmocka_unit_test(long_stall_moves_and_returns),
+		cmocka_unit_test(near_symmetric_cycle_stays),
+		cmocka_unit_test(short_period_is_not_a_move),
 		cmocka_unit_test(list_not_the_jobs),
 		cmocka_unit_test(too_few),
 		cmocka_unit_test(one_burst),

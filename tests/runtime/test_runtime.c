@@ -287,10 +287,11 @@ static void body_two_phases(void)
 	orrery_runtime_release_at(E0 + 10 * MS);
 	orrery_runtime_release_at(E0 + 110 * MS);
 	/* a caller's phase rule: counting, one stall passed, one period
-	 * gated short, an unknown event (ignored) */
+	 * gated short, a re-lock, an unknown event (ignored) */
 	orrery_runtime_phase_event(ORRERY_RUNTIME_PHASES_COUNTED);
 	orrery_runtime_phase_event(ORRERY_RUNTIME_PHASE_STALL);
 	orrery_runtime_phase_event(ORRERY_RUNTIME_PHASE_SHORT);
+	orrery_runtime_phase_event(ORRERY_RUNTIME_PHASE_RELOCK);
 	orrery_runtime_phase_event(77);
 	/* no finish(): the atexit handler writes the file */
 }
@@ -315,7 +316,7 @@ static void stats_file_at_exit(void **state)
 	assert_non_null(strstr(s, "\non_slot=2\n"));
 	assert_non_null(strstr(s, "\ntotal_wait_us=40000\n"));
 	assert_non_null(strstr(s, "\nperiod_us=100000\n"));
-	assert_non_null(strstr(s, "\nbursts_counted=on\nstalls_passed=1\nshort_periods=1\n"));
+	assert_non_null(strstr(s, "\nbursts_counted=on\nstalls_passed=1\nshort_periods=1\nrelocked=1\n"));
 	/* the summary line */
 	assert_non_null(strstr(slurp(err_path), "rank 3: 2 phases: 2 on slot"));
 	/* no temporary file left beside it */

@@ -16,7 +16,8 @@
  * at least MIN_INTERVAL ago (ORRERY_GATE_MIN_INTERVAL_US, default the
  * larger of period/2 and ORRERY_PHASE_SPAN_US, at most period - GAP), and
  * with the profile's phases (ORRERY_PHASES_US) the period's other bursts
- * have been seen.
+ * have been seen (a gate a long stall moved to a later burst goes back to
+ * the first when the job's own cycle shows the rotation).
  * A collective of the current phase that arrives while its first one is
  * still waiting waits for the same release (several threads, several
  * communicators).
@@ -68,7 +69,7 @@ static int record_sync;         /* ORRERY_RECORD_SYNC=1: end = stream done */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int inflight;            /* calls between gate and return */
 static struct phase_rule rule;
-static int stall_noted, short_noted;
+static int stall_noted, short_noted, relock_noted;
 static ncclComm_t comms[MAX_COMMS];
 static int n_comms;
 
@@ -241,9 +242,17 @@ static void tell(void)
 		if (!short_noted++)
 			say(1, LOG_PREFIX "a burst %" PRId64 " us after the last release, with %d of the "
 			    "period's %d bursts seen: gated as a period's first (a period with fewer "
-			    "bursts, or a stall past period - gap: then the gate now holds a later "
-			    "phase; noted once, counted in short_periods)\n",
+			    "bursts, or a stall past period - gap: then the gate holds a later phase "
+			    "until the next periods show it; noted once, counted in short_periods)\n",
 			    rule.note_us, rule.note_a, rule.note_b);
+		break;
+	case PR_NOTE_RELOCK:
+		orrery_runtime_phase_event(ORRERY_RUNTIME_PHASE_RELOCK);
+		if (!relock_noted++)
+			say(1, LOG_PREFIX "the gate held burst %d of %d since a stall (the job's own cycle, "
+			    "rotated, within %" PRId64 " us): it holds the first burst again from the "
+			    "next period (noted once, counted in relocked)\n",
+			    rule.note_a, rule.note_b, rule.note_us);
 		break;
 	case PR_NOTE_COUNT_OFF:
 		orrery_runtime_phase_event(ORRERY_RUNTIME_PHASES_STOPPED);

@@ -9,17 +9,29 @@
  * showed it).  Counting the period's bursts passes such a late phase up
  * to PERIOD - GAP after the release.
  *
- * What is not done: moving a gate that a longer stall moved back to the
- * first burst by the profile's offsets.  With two bursts, a job slower
- * than its profile (offsets 0 and 72 ms in 124 ms of work, run 1.5x
- * slower: the second burst 108 ms after the first, 186 ms of work) fits
- * the rotated cycle (186 - 72 = 114 ms) better than its own, and would be
- * moved away from its first burst; the offsets cannot tell a rotation
- * from a slower job without the profile's work per iteration, which the
- * profile does not give (its period may include gate waits).
+ * A longer stall gets the late burst gated (SHORT): the gate may now hold
+ * burst k of the iteration instead of its first, or the period simply had
+ * fewer bursts.  The periods after it tell which, from the job's own
+ * measured cycle, not the profile's offsets: the last whole period before
+ * it gives each later burst's arrival after the release and the next
+ * gated burst's (the job's work per iteration, W).  Rotated to start at
+ * burst k, that cycle predicts the later bursts at a_p - a_k (p > k) and
+ * W - a_k + a_p (p < k).  When a whole period after the move fits the
+ * rotated cycle (within gap/2) and fits it better than the old one by at
+ * least gap/2, the gate holds the first burst again from the next period
+ * (RELOCK); when it fits the old cycle, nothing moved.  Neither for three
+ * periods (the job changed pace): left as it is.  The profile's offsets
+ * are not used for this: a job slower than its profile fits its rotated
+ * profile better than its own (offsets 0 and 72 ms in 124 ms of work, run
+ * 1.5x slower: the second burst 108 ms after the first in 186 ms, the
+ * rotation predicting 114 ms), and the profile does not give the work per
+ * iteration that would tell the two apart.  Where burst k's cycle is
+ * nearly the first's (the offsets differ by less than gap/2), the
+ * rotation is not told apart, and it barely moves the job's traffic.
  */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "phase_rule.h"
 
@@ -74,11 +86,61 @@ static void note(struct phase_rule *r, enum pr_note what, int a, int b, int64_t 
 	r->note_us = us;
 }
 
-static enum pr_verdict later(struct phase_rule *r)
+static enum pr_verdict later(struct phase_rule *r, int64_t since)
 {
+	if (r->seen < PR_MAX_BURSTS)
+		r->cur[r->seen] = since;
 	if (r->seen < INT_MAX)
 		r->seen++;
 	return PR_LATER;
+}
+
+static int64_t dist(int64_t a, int64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* The period that just ended (n - 1 later bursts, none late) against the
+ * cycle before the move, as it was and rotated to start at burst k:
+ * the larger error of each.  a_1 = 0, a_p = ref[p - 2]. */
+static void fit(const struct phase_rule *r, int k, int64_t *same, int64_t *rot)
+{
+	int64_t ak = r->ref[k - 2], es, er;
+
+	es = er = dist(r->cur_end, r->ref_end);
+	for (int j = 0; j < r->n - 1; j++) {
+		int p = k + 1 + j;	/* the burst this later one is, rotated */
+		int64_t want;
+
+		if (p > r->n)
+			p -= r->n;
+		want = p > k ? r->ref[p - 2] - ak :
+		       r->ref_end - ak + (p == 1 ? 0 : r->ref[p - 2]);
+		if (dist(r->cur[j], r->ref[j]) > es)
+			es = dist(r->cur[j], r->ref[j]);
+		if (dist(r->cur[j], want) > er)
+			er = dist(r->cur[j], want);
+	}
+	*same = es;
+	*rot = er;
+}
+
+/* A whole period ended while a move is unresolved: returns the later
+ * burst to gate in the next period to hold the first again, or 0. */
+static int judge(struct phase_rule *r)
+{
+	int64_t same, rot, half = r->gap_us / 2;
+	int k = r->moved;
+
+	fit(r, k, &same, &rot);
+	if (rot <= half && rot + half <= same) {
+		note(r, PR_NOTE_RELOCK, k, r->n, rot);
+		r->moved = 0;
+		return r->n - k + 1;	/* after k..n, the first */
+	}
+	if (same <= half || ++r->checks >= PR_ODD_RUNS)
+		r->moved = 0;	/* nothing moved, or cannot tell */
+	return 0;
 }
 
 enum pr_verdict pr_arrive(struct phase_rule *r, int64_t now, int inflight)
@@ -90,34 +152,54 @@ enum pr_verdict pr_arrive(struct phase_rule *r, int64_t now, int inflight)
 	if (r->last_release == NONE)
 		return PR_GATE;
 	since = now - r->last_release;
+	if (r->relock_at && r->seen + 1 == r->relock_at) {
+		r->cur_end = since;
+		return PR_GATE;		/* the first burst again */
+	}
 	if (since < r->min_interval_us)
-		return later(r);
+		return later(r, since);
 	if (r->n && r->seen < r->n - 1) {
 		if (since < r->period_us - r->gap_us) {
 			if (!r->stalled)
 				note(r, PR_NOTE_STALL, r->seen + 2, r->n, since);
 			r->stalled = 1;
-			return later(r);
+			return later(r, since);
 		}
 		note(r, PR_NOTE_SHORT, r->seen + 1, r->n, since);
+		if (r->ref_ok) {	/* judged by the periods after it */
+			r->moved = r->seen + 2;
+			r->checks = 0;
+		}
 	}
+	r->cur_end = since;
 	return PR_GATE;
 }
 
 void pr_released(struct phase_rule *r, int64_t t)
 {
+	int relock = 0;
+
 	/* A stall is a one-off: three periods in a row with a late burst or
 	 * fewer bursts than the list mean the list is not the job's, and
 	 * counting would move the gate around. */
 	if (r->n && r->last_release != NONE) {
 		if (r->seen >= r->n - 1 && !r->stalled) {
 			r->odd_runs = 0;
+			/* a whole period: the cycle, or the judge of a move */
+			if (r->seen == r->n - 1 && r->moved) {
+				relock = judge(r);
+			} else if (r->seen == r->n - 1) {
+				memcpy(r->ref, r->cur, sizeof(r->ref));
+				r->ref_end = r->cur_end;
+				r->ref_ok = 1;
+			}
 		} else if (++r->odd_runs == PR_ODD_RUNS) {
 			/* note_us: 1 if a late burst made the period odd */
 			note(r, PR_NOTE_COUNT_OFF, r->seen + 1, r->n, r->stalled);
 			r->n = 0;
 		}
 	}
+	r->relock_at = relock;	/* for the period starting now only */
 	r->seen = 0;
 	r->stalled = 0;
 	r->last_release = t;

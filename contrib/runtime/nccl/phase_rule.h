@@ -15,6 +15,10 @@
  *     a later phase delayed by a stall, up to PERIOD - GAP after the
  *     release; three periods in a row with fewer bursts or a late one
  *     stop the count (the list is not the job's);
+ *   - a burst gated before the others were seen (a longer stall, or a
+ *     period with fewer bursts) is judged by the next whole periods:
+ *     where they are the job's own cycle rotated to start at that burst,
+ *     the gate holds the first burst again (re-lock);
  *   - any other burst starts a phase: the caller gates it.
  */
 #ifndef ORRERY_PHASE_RULE_H
@@ -37,6 +41,7 @@ enum pr_note {
 	PR_NOTE_STALL,          /* a late burst passed as a later phase */
 	PR_NOTE_COUNT_OFF,      /* the list is not the job's: counting stops */
 	PR_NOTE_SHORT,          /* gated with the period's bursts not all seen */
+	PR_NOTE_RELOCK,         /* a moved gate goes back to the first burst */
 };
 
 struct phase_rule {
@@ -49,6 +54,17 @@ struct phase_rule {
 	int seen;                       /* bursts since the last release */
 	int stalled;                    /* one of them passed late */
 	int odd_runs;                   /* periods in a row unlike the list */
+
+	/* Re-lock (phase_rule.c): the later bursts' arrivals after the
+	 * release (this period's; the last whole period's before a move),
+	 * and the gated burst's arrival that ends the period (the job's
+	 * iteration, measured: its own pace, not the profile's). */
+	int64_t cur[PR_MAX_BURSTS], cur_end;
+	int64_t ref[PR_MAX_BURSTS], ref_end;
+	int ref_ok;
+	int moved;                      /* after SHORT: burst k gated, or 0 */
+	int checks;                     /* periods compared since the move */
+	int relock_at;                  /* gate the relock_at-th later burst */
 
 	/* for the log line */
 	enum pr_note note;
@@ -73,11 +89,13 @@ void pr_released(struct phase_rule *r, int64_t t);
 void pr_returned(struct phase_rule *r, int64_t t);
 /* The note of the last call (PR_NOTE_NONE if none), with note_a, note_b
  * (STALL: burst k of n; COUNT_OFF, SHORT: bursts seen in the period, n
- * listed) and note_us (STALL, SHORT: how long after the release;
- * COUNT_OFF: 1 if a burst came late); clears it.  A SHORT burst is either
- * the next period's first after a period with fewer bursts, or a later
- * burst stalled past PERIOD - GAP, which the gate now holds: the rule
- * cannot tell the two apart (phase_rule.c). */
+ * listed; RELOCK: the burst the gate held, n) and note_us (STALL, SHORT:
+ * how long after the release; COUNT_OFF: 1 if a burst came late; RELOCK:
+ * how far the periods after the move were from the rotated cycle);
+ * clears it.  A SHORT burst is either the next period's first after a
+ * period with fewer bursts, or a later burst stalled past PERIOD - GAP,
+ * which the gate now holds; the periods after it tell which
+ * (phase_rule.c), and a RELOCK moves the gate back. */
 enum pr_note pr_take_note(struct phase_rule *r);
 
 #endif
