@@ -76,6 +76,15 @@ static const char *run(int iterations, int at, int64_t stall)
 	return run_c(iterations, at, stall, 40 * MS, 60 * MS);
 }
 
+/* The rule's pending note is `what`, with these values; takes it. */
+static void expect_note(enum pr_note what, int a, int b, int64_t us)
+{
+	assert_int_equal(pr_take_note(&r), what);
+	assert_int_equal(r.note_a, a);
+	assert_int_equal(r.note_b, b);
+	assert_int_equal(r.note_us, us);
+}
+
 static void parse(void **state)
 {
 	static const char *bad[] = {
@@ -128,10 +137,7 @@ static void stall_with_list_passes(void **state)
 	fresh("0+12000,72000+12000");
 	assert_string_equal(run(6, 2, 45 * MS), "GP GP GP GP GP GP");
 	/* said: the stalled burst is 2 of 2, 117 ms after the release */
-	assert_int_equal(pr_take_note(&r), PR_NOTE_STALL);
-	assert_int_equal(r.note_a, 2);
-	assert_int_equal(r.note_b, 2);
-	assert_int_equal(r.note_us, 117 * MS);
+	expect_note(PR_NOTE_STALL, 2, 2, 117 * MS);
 	assert_int_equal(pr_take_note(&r), PR_NOTE_NONE);
 	/* a one-off: the count stays on */
 	assert_int_equal(r.n, 2);
@@ -154,15 +160,9 @@ static void long_stall_moves_and_returns(void **state)
 
 	fresh("0+12000,72000+12000");
 	assert_string_equal(run(3, 2, 110 * MS), "GP GP GG");
-	assert_int_equal(pr_take_note(&r), PR_NOTE_SHORT);
-	assert_int_equal(r.note_a, 1);
-	assert_int_equal(r.note_b, 2);
-	assert_int_equal(r.note_us, 182 * MS);
+	expect_note(PR_NOTE_SHORT, 1, 2, 182 * MS);
 	assert_string_equal(run(3, -1, 0), "PG GP GP");
-	assert_int_equal(pr_take_note(&r), PR_NOTE_RELOCK);
-	assert_int_equal(r.note_a, 2);
-	assert_int_equal(r.note_b, 2);
-	assert_int_equal(r.note_us, 0);
+	expect_note(PR_NOTE_RELOCK, 2, 2, 0);
 	assert_int_equal(r.n, 2);
 	/* in one run: moved for one iteration */
 	fresh("0+12000,72000+12000");
