@@ -5,9 +5,11 @@
  *    one burst (a candidate Up phase).
  * 2. Period: for a lag K = 1, 2, ... the differences s[i+K] - s[i] of burst
  *    starts are constant when K bursts make one iteration.  The share of
- *    them within --jitter of their median measures that; the smallest K
- *    within 0.1 of the best share (at least 1/2) gives the period (the
- *    median).  Medians ignore warm-up and stragglers.
+ *    them within --jitter of their median measures that; without a lag of
+ *    at least 1/2 there is no period.  Its length is then found in time:
+ *    the smallest p for which most bursts have another one p later (a
+ *    burst that splits in two does not shift that as it shifts a count).
+ *    Medians ignore warm-up and stragglers.
  * 3. Iteration boundary: an iteration starts after its longest quiet gap
  *    (the compute of the forward pass).  A first pass walks the bursts one
  *    period at a time, finds the gap before each position of the cycle and
@@ -141,27 +143,28 @@ static size_t make_bursts(const struct timeline *tl, int64_t gap,
 	return m;
 }
 
-/* Step 2: the lag K at which s[i+K] - s[i] is most stable: the share of
- * differences within +-jitter of their median.  A multiple of the true lag
- * is as stable as the lag itself and a wrong lag that happens to match
- * most gaps (evenly spaced bursts inside an iteration) is less stable, so
- * the smallest K within 0.1 of the best share wins; the best share must
- * be at least one half (a robust CV alone would accept a lag mixing a few
- * distinct gaps).  A multiple can look more stable when iterations start
- * late now and then: one late start costs every lag the same differences,
- * but the tolerance grows with the lag (jitter x its median), so at lag
- * 3K a 70 ms late start in a 400 ms period is inside it and at lag K it is
- * not (seen under a loaded 2-core machine: 1.2 s found for 400 ms).  So a
+/* Step 2, whether there is a period: the lag K at which s[i+K] - s[i] is
+ * most stable, the share of differences within +-jitter of their median.
+ * The best share must be at least one half (a robust CV alone would
+ * accept a lag mixing a few distinct gaps); random starts have none.  A
+ * multiple of the true lag is as stable as the lag itself and a wrong lag
+ * that happens to match most gaps (evenly spaced bursts inside an
+ * iteration) is less stable, so the smallest K within 0.1 of the best
+ * share wins.  A multiple can look more stable when iterations start late
+ * now and then: one late start costs every lag the same differences, but
+ * the tolerance grows with the lag (jitter x its median), so at lag 3K a
+ * 70 ms late start in a 400 ms period is inside it and at lag K it is not
+ * (seen under a loaded 2-core machine: 1.2 s found for 400 ms).  So a
  * smaller lag k still wins over the best K when K is a multiple of it, the
  * medians agree (K's is K/k times k's, within jitter of k's) and most of
- * k's differences are in (half, as for any lag).  Only the first
- * LAG_WINDOW bursts are used: the rhythm is found long before, and the
- * cost stays bounded.  0 if none. */
+ * k's differences are in.  Its period stands only where repeat_in_time
+ * finds none.  Only the first LAG_WINDOW bursts are used: the rhythm is
+ * found long before, and the cost stays bounded.  0 if none. */
 #define LAG_WINDOW 20000
 
-static uint32_t find_lag(const struct burst *b, size_t m, double jitter,
-			 double *tmp, int64_t *period, double *cv_out,
-			 double *best_in)
+static uint32_t stable_lag(const struct burst *b, size_t m, double jitter,
+			   double *tmp, int64_t *period, double *cv_out,
+			   double *best_in)
 {
 	double frac[ORRERY_MAX_PHASES + 1] = { 0 }, med[ORRERY_MAX_PHASES + 1];
 	size_t kmax = 0, kbest = 1;
@@ -199,6 +202,188 @@ static uint32_t find_lag(const struct burst *b, size_t m, double jitter,
 		return (uint32_t)k;
 	}
 	return 0;
+}
+
+/* Step 2, the length: the period in time rather than by count.  p explains
+ * burst i when another burst starts within jitter x p of s[i] + p; its
+ * share is the part of the bursts it explains.  A lag counted in bursts
+ * (stable_lag) breaks where a collective now and then splits into two
+ * bursts (a bucket a few ms late): every lag then mixes iterations of K
+ * and K+1 bursts, and a multiple of the period, or none, wins (generated
+ * runs with one iteration in five split: 400 ms found in 7 of 20).  In
+ * time the extra burst costs one unexplained start and nothing else.
+ *
+ * Candidates are the differences between the starts of the first
+ * CAND_REFS bursts and of the 64 after each, grouped where within jitter
+ * of each other, each centred on the median of what it explains.  The
+ * smallest candidate that explains at least half wins when it explains no
+ * more than 0.1 less than the best, or when it divides the best (j whole
+ * periods of it, within its tolerance) and the best spans j times as many
+ * bursts as it does, or up to half more (split bursts).  The second rule is
+ * stable_lag's "divides" for the same reason: the tolerance grows with the
+ * candidate, so a multiple covers late iteration starts that the period
+ * does not.  The burst count keeps out a gap inside an iteration that
+ * happens to divide the period (bursts at 0, 100 and 200 ms of 400: 100 ms
+ * explains two in three and divides 400, but spans one burst where 400
+ * spans three).  The period is the median of the differences the winner
+ * explains.  0 if none, or out of memory. */
+#define CAND_REFS    64	/* first bursts whose differences are candidates */
+
+/* Index of the burst whose start is nearest to t (b sorted by start). */
+static size_t nearest_start(const struct burst *b, size_t m, int64_t t)
+{
+	size_t lo = 0, hi = m;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b[mid].s < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m || (lo > 0 && t - b[lo - 1].s <= b[lo].s - t))
+		return lo - 1;
+	return lo;
+}
+
+/* Share of the bursts that p explains within tol; with d, the explained
+ * differences go to d[0..*nd) and their burst counts to *per (median). */
+static double explained(const struct burst *b, size_t m, double p, double tol,
+			double *d, size_t *nd, double *per)
+{
+	size_t n = 0, in = 0;
+	int64_t end = b[m - 1].s;
+
+	for (size_t i = 0; i < m && (double)b[i].s + p + tol <= (double)end; i++) {
+		int64_t t = b[i].s + (int64_t)llround(p);
+		size_t j = nearest_start(b, m, t);
+		n++;
+		if (j <= i || fabs((double)(b[j].s - t)) > tol)
+			continue;
+		if (d) {
+			d[in] = (double)(b[j].s - b[i].s);
+			per[in] = (double)(j - i);
+		}
+		in++;
+	}
+	if (nd)
+		*nd = in;
+	return n >= 3 ? (double)in / n : 0;
+}
+
+/* Is q, the most explained candidate, j whole periods p (j >= 2, within
+ * p's tolerance) spanning j times as many bursts as p (and up to half
+ * more: split bursts only add)?  See repeat_in_time. */
+static int divides(const struct burst *b, size_t m, double p, uint32_t bursts,
+		   double q, double jitter, double *tmp, double *per)
+{
+	double j = round(q / p), want = j * bursts;
+	size_t nd;
+
+	if (j < 2 || fabs(q - j * p) > jitter * p)
+		return 0;
+	explained(b, m, q, jitter * q, tmp, &nd, per);
+	if (!nd)
+		return 0;
+	double got = median(per, nd);
+	return got >= want - 0.5 && got <= 1.5 * want;
+}
+
+static uint32_t repeat_in_time(const struct burst *b, size_t m,
+			       double jitter, double *tmp, int64_t *period,
+			       double *cv_out, double *best_in)
+{
+	size_t nc = 0, ng = 0, nd, refs;
+	double *c, *g, *per, bestp = 0;
+	uint32_t lag = 0;
+
+	*best_in = 0;
+	if (m > LAG_WINDOW)
+		m = LAG_WINDOW;
+	if (m < 4)
+		return 0;
+	refs = m < CAND_REFS ? m : CAND_REFS;
+	c = malloc(refs * ORRERY_MAX_PHASES * sizeof *c);
+	g = malloc(refs * ORRERY_MAX_PHASES * sizeof *g);
+	per = malloc(m * sizeof *per);
+	if (!c || !g || !per)
+		goto out;
+	/* A period repeats at least 3 times in the window. */
+	for (size_t i = 0; i < refs; i++)
+		for (size_t j = i + 1; j < m && j <= i + ORRERY_MAX_PHASES; j++) {
+			int64_t v = b[j].s - b[i].s;
+			if (v >= ORRERY_MIN_PERIOD_US && 3 * v <= b[m - 1].s - b[0].s)
+				c[nc++] = (double)v;
+		}
+	qsort(c, nc, sizeof *c, cmp_double);
+	for (size_t a = 0, z; a < nc; a = z) {
+		for (z = a + 1; z < nc && c[z] <= c[a] * (1 + jitter); z++)
+			;
+		if (z - a >= 2)	/* seen once: no rhythm */
+			g[ng++] = c[a + (z - a) / 2];
+	}
+	for (size_t k = 0; k < ng; k++) {
+		/* Centre the group on what it explains: a group's median can sit
+		 * a few per cent off the repeat it stands for. */
+		explained(b, m, g[k], jitter * g[k], tmp, &nd, per);
+		if (nd)
+			g[k] = median(tmp, nd);
+		double s = explained(b, m, g[k], jitter * g[k], NULL, NULL, NULL);
+		if (s > *best_in) {
+			*best_in = s;
+			bestp = g[k];
+		}
+	}
+	if (*best_in < 0.5)
+		goto out;
+	for (size_t k = 0; k < ng; k++) {
+		double tol = jitter * g[k], p;
+		double s = explained(b, m, g[k], tol, tmp, &nd, per);
+		uint32_t bursts = (uint32_t)llround(median(per, nd));
+
+		if (s < 0.5)
+			continue;
+		if (s < *best_in - 0.1 &&
+		    !divides(b, m, g[k], bursts, bestp, jitter, tmp, per))
+			continue;
+		explained(b, m, g[k], tol, tmp, &nd, per);
+		p = median(tmp, nd);
+		*period = (int64_t)llround(p);
+		lag = bursts;
+		/* Robust spread of every start's nearest repeat, explained or not. */
+		nd = 0;
+		for (size_t i = 0; i < m && b[i].s + *period <= b[m - 1].s; i++) {
+			size_t j = nearest_start(b, m, b[i].s + *period);
+			if (j > i)
+				tmp[nd++] = (double)(b[j].s - b[i].s);
+		}
+		*cv_out = nd ? 1.4826 * mad(tmp, nd, p) / p : 0;
+		break;
+	}
+out:
+	free(c);
+	free(g);
+	free(per);
+	return lag;
+}
+
+/* Step 2: whether the bursts repeat at all is stable_lag's call (random
+ * starts give no lag within jitter of its median); how long the period is,
+ * repeat_in_time's, which one burst split in two does not mislead (the
+ * lag's stands where it finds none).  0 if no period. */
+static uint32_t find_lag(const struct burst *b, size_t m, double jitter,
+			 double *tmp, int64_t *period, double *cv_out,
+			 double *best_in)
+{
+	double best_t;
+	uint32_t k = stable_lag(b, m, jitter, tmp, period, cv_out, best_in);
+	uint32_t kt;
+
+	if (!k)
+		return 0;
+	/* Sets *period and *cv_out only where it finds one. */
+	kt = repeat_in_time(b, m, jitter, tmp, period, cv_out, &best_t);
+	return kt ? kt : k;
 }
 
 /* Step 3, first pass: the gap threshold that marks an iteration start. */

@@ -73,6 +73,43 @@ def dp_straggler(rng):
     return ev
 
 
+def dp_split(rng):
+    """Data parallel, 2 ranks, period 400 ms, its second bucket now and then
+    late, and now and then a late iteration.
+
+    Phase 0: one all-reduce of 25 MB, 12 ms         -> 16667 Mbps (n = 2)
+    Phase 1: two all-reduces of 20 MB at 30 ms, 200 us apart: 8 + 0.2 + 9.8
+             = 18 ms                                 -> 17778 Mbps
+    In about one iteration in five the second all-reduce starts 2-6 ms
+    after the first ends: a burst of its own at --gap 1ms (that iteration
+    has three bursts and is left out for its shape).  In about one in ten
+    the iteration runs 60-90 ms long and the next one as much shorter (a
+    gated job back on its grid).  Counting bursts, capture found no
+    iteration boundary in these (a lag of 5 periods won); the period is
+    400 ms.
+    """
+    ev = []
+    t = T0 + 2_000_000
+    owed = 0
+    for _ in range(60):
+        d0 = 12_000 + rng.randint(-200, 200)
+        ev.append((t, t + d0, 25_000_000, "0x7f31c0", "AllReduce"))
+        s1 = t + 30_000 + rng.randint(-150, 150)
+        gap = 200 if rng.random() > 0.2 else rng.randint(2_000, 6_000)
+        s2 = s1 + 8_000 + gap
+        ev.append((s1, s1 + 8_000, 20_000_000, "0x7f31c0", "AllReduce"))
+        ev.append((s2, s2 + 9_800, 20_000_000, "0x7f31c0", "AllReduce"))
+        step = 400_000 + rng.randint(-300, 300)
+        if owed:
+            step -= owed
+            owed = 0
+        elif rng.random() < 0.1:
+            owed = rng.randint(60_000, 90_000)
+            step += owed
+        t += step
+    return ev
+
+
 def pipeline(rng):
     """One stage of a 4-rank pipeline + data-parallel job, period 450 ms.
 
@@ -137,6 +174,8 @@ def main():
               r, "torch", dp_2bucket(r, random.Random(100 + r)))
     write(os.path.join(d, "dp-straggler.timeline"), "gpu17", 3, "nccl",
           dp_straggler(random.Random(7)))
+    write(os.path.join(d, "dp-split.timeline"), "node03", 0, "torch",
+          dp_split(random.Random(1)))
     write(os.path.join(d, "pipeline.timeline"), "gpu02", 1, "nccl",
           pipeline(random.Random(11)))
     write(os.path.join(d, "random.timeline"), "gpu05", 0, "nccl",
