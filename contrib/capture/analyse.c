@@ -271,22 +271,17 @@ static double explained(const struct burst *b, size_t m, double p, double tol,
 	return n >= 3 ? (double)in / n : 0;
 }
 
-/* Is q, the most explained candidate, j whole periods p (j >= 2, within
- * p's tolerance) spanning j times as many bursts as p (and up to half
- * more: split bursts only add)?  See repeat_in_time. */
-static int divides(const struct burst *b, size_t m, double p, uint32_t bursts,
-		   double q, double jitter, double *tmp, double *per)
+/* Is q, the most explained candidate (spanning q_bursts), j whole periods
+ * p (j >= 2, within p's tolerance) spanning j times as many bursts as p
+ * (and up to half more: split bursts only add)?  See repeat_in_time. */
+static int divides(double p, uint32_t bursts, double q, double q_bursts,
+		   double jitter)
 {
 	double j = round(q / p), want = j * bursts;
-	size_t nd;
 
 	if (j < 2 || fabs(q - j * p) > jitter * p)
 		return 0;
-	explained(b, m, q, jitter * q, tmp, &nd, per);
-	if (!nd)
-		return 0;
-	double got = median(per, nd);
-	return got >= want - 0.5 && got <= 1.5 * want;
+	return q_bursts >= want - 0.5 && q_bursts <= 1.5 * want;
 }
 
 static uint32_t repeat_in_time(const struct burst *b, size_t m,
@@ -294,7 +289,7 @@ static uint32_t repeat_in_time(const struct burst *b, size_t m,
 			       double *cv_out, double *best_in)
 {
 	size_t nc = 0, ng = 0, nd, refs;
-	double *c, *g, *per, bestp = 0;
+	double *c, *g, *per, bestp = 0, best_bursts;
 	uint32_t lag = 0;
 
 	*best_in = 0;
@@ -336,6 +331,8 @@ static uint32_t repeat_in_time(const struct burst *b, size_t m,
 	}
 	if (*best_in < 0.5)
 		goto out;
+	explained(b, m, bestp, jitter * bestp, tmp, &nd, per);
+	best_bursts = median(per, nd);
 	for (size_t k = 0; k < ng; k++) {
 		double tol = jitter * g[k], p;
 		double s = explained(b, m, g[k], tol, tmp, &nd, per);
@@ -344,9 +341,8 @@ static uint32_t repeat_in_time(const struct burst *b, size_t m,
 		if (s < 0.5)
 			continue;
 		if (s < *best_in - 0.1 &&
-		    !divides(b, m, g[k], bursts, bestp, jitter, tmp, per))
+		    !divides(g[k], bursts, bestp, best_bursts, jitter))
 			continue;
-		explained(b, m, g[k], tol, tmp, &nd, per);
 		p = median(tmp, nd);
 		*period = (int64_t)llround(p);
 		lag = bursts;
@@ -518,6 +514,7 @@ int cap_analyse(const struct timeline *tl, size_t n_tl,
 
 	/* Steps 1 and 2, per rank; the ranks' periods must agree. */
 	double periods[TL_MAX_FILES];
+	int64_t own[TL_MAX_FILES];
 	for (size_t r = 0; r < n_tl; r++) {
 		int64_t P;
 		double cv, best;
@@ -536,6 +533,7 @@ int cap_analyse(const struct timeline *tl, size_t n_tl,
 			goto out;
 		}
 		periods[r] = (double)P;
+		own[r] = P;
 		if (!r || cv > res->detect_cv)
 			res->detect_cv = cv;
 		if (!r || k > res->lag)
@@ -543,10 +541,8 @@ int cap_analyse(const struct timeline *tl, size_t n_tl,
 	}
 	P0 = (int64_t)llround(median(periods, n_tl));
 	for (size_t r = 0; r < n_tl; r++) {
-		/* periods[] was sorted by median(): compare again. */
-		int64_t P;
-		double cv, best;
-		find_lag(B[r], M[r], o->jitter, tmp, &P, &cv, &best);
+		/* periods[] was sorted by median(): own[] keeps each rank's. */
+		int64_t P = own[r];
 		if (llabs(P - P0) > P0 / 10) {
 			snprintf(err, errlen,
 				 "%s: period %.3f ms differs from the other ranks' %.3f ms "
