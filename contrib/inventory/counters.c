@@ -49,8 +49,7 @@ int orc_valid_node(const char *node)
 	return node && plain_name(node);
 }
 
-/* Decimal, at most 20 digits, optional trailing newline; no sign. */
-static int parse_u64(const char *s, uint64_t *out)
+int orc_parse_u64(const char *s, uint64_t *out)
 {
 	size_t n = strspn(s, "0123456789");
 	char *end;
@@ -79,7 +78,7 @@ static int read_u64(const char *path, uint64_t *out)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	return parse_u64(buf, out);
+	return orc_parse_u64(buf, out);
 }
 
 static void read_port(const char *root, const char *dev, unsigned port,
@@ -105,7 +104,7 @@ static int parse_port_name(const char *s, unsigned *port)
 {
 	uint64_t v;
 
-	if (strlen(s) > 3 || parse_u64(s, &v) < 0 || v == 0 || v > 255)
+	if (strlen(s) > 3 || orc_parse_u64(s, &v) < 0 || v == 0 || v > 255)
 		return -1;
 	*port = (unsigned) v;
 	return 0;
@@ -201,7 +200,7 @@ int orc_snapshot_read(FILE *f, struct orc_sample *s, char *err, size_t errlen)
 		}
 		if (n != 4 || strtok_r(NULL, " ", &save) ||
 		    !plain_name(tok[0]) || parse_port_name(tok[1], &pn) < 0 ||
-		    parse_u64(tok[3], &v) < 0)
+		    orc_parse_u64(tok[3], &v) < 0)
 			goto bad;
 		for (c = 0; c < ORC_N && strcmp(tok[2], info[c].file); c++)
 			;
@@ -292,22 +291,22 @@ int orc_record_format(const char *node, const struct orc_totals *t,
 	return (n < 0 || (size_t) n >= len - o) ? -1 : 0;
 }
 
-int orc_record_parse(const char *token, struct orc_totals *t, char *node,
-		     size_t nodelen)
+int orc_record_walk(const char *token, const char *tag, char *node,
+		    size_t nodelen,
+		    void (*field)(const char *key, uint64_t v, void *arg),
+		    void *arg)
 {
-	char buf[ORC_RECORD_MAX];
+	char buf[640];
 	char *save = NULL, *kv;
 	int have_node = 0;
 
-	memset(t, 0, sizeof(*t));
-	if (strncmp(token, ORC_TAG, strlen(ORC_TAG)) != 0 ||
+	if (strncmp(token, tag, strlen(tag)) != 0 ||
 	    strlen(token) >= sizeof(buf))
 		return -1;
-	strcpy(buf, token + strlen(ORC_TAG));
+	strcpy(buf, token + strlen(tag));
 	for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '=');
 		uint64_t v;
-		int c;
 
 		if (!eq)
 			return -1;
@@ -319,80 +318,88 @@ int orc_record_parse(const char *token, struct orc_totals *t, char *node,
 			have_node = 1;
 			continue;
 		}
-		if (parse_u64(eq, &v) < 0 || strchr(eq, '\n'))
+		if (orc_parse_u64(eq, &v) < 0 || strchr(eq, '\n'))
 			return -1;
-		if (strcmp(kv, "ports") == 0) {
-			t->ports = v > UINT32_MAX ? UINT32_MAX : (unsigned) v;
-			continue;
-		}
-		if (strcmp(kv, "wrapped") == 0) {
-			t->wrapped = v > UINT32_MAX ? UINT32_MAX : (unsigned) v;
-			continue;
-		}
-		for (c = 0; c < ORC_N && strcmp(kv, info[c].key); c++)
-			;
-		if (c < ORC_N) {
-			t->v[c] = v;
-			t->have |= 1u << c;
-		}
+		field(kv, v, arg);
 	}
-	if (!have_node)
+	return have_node ? 1 : -1;
+}
+
+static void counter_field(const char *key, uint64_t v, void *arg)
+{
+	struct orc_totals *t = arg;
+	int c;
+
+	if (strcmp(key, "ports") == 0) {
+		t->ports = v > UINT32_MAX ? UINT32_MAX : (unsigned) v;
+		return;
+	}
+	if (strcmp(key, "wrapped") == 0) {
+		t->wrapped = v > UINT32_MAX ? UINT32_MAX : (unsigned) v;
+		return;
+	}
+	for (c = 0; c < ORC_N && strcmp(key, info[c].key); c++)
+		;
+	if (c < ORC_N) {
+		t->v[c] = v;
+		t->have |= 1u << c;
+	}
+}
+
+int orc_record_parse(const char *token, struct orc_totals *t, char *node,
+		     size_t nodelen)
+{
+	memset(t, 0, sizeof(*t));
+	if (strlen(token) >= ORC_RECORD_MAX ||
+	    orc_record_walk(token, ORC_TAG, node, nodelen, counter_field, t) < 0)
 		return -1;
 	t->nodes = 1;
 	return 1;
 }
 
-int orc_comment_sum(const char *comment, struct orc_totals *t)
+struct sum_arg {
+	struct orc_totals *t;
+	int bad;
+};
+
+static void sum_one(const char *p, size_t n, void *arg)
 {
-	const char *p = comment;
-	int bad = 0;
+	struct sum_arg *a = arg;
+	struct orc_totals *t = a->t, one;
+	char tok[ORC_RECORD_MAX], node[ORC_DEV_MAX];
 
-	memset(t, 0, sizeof(*t));
-	while (p && *p) {
-		size_t n = strcspn(p, " ");
-
-		if (n > strlen(ORC_TAG) && strncmp(p, ORC_TAG, strlen(ORC_TAG)) == 0) {
-			char tok[ORC_RECORD_MAX], node[ORC_DEV_MAX];
-			struct orc_totals one;
-
-			if (n >= sizeof(tok)) {
-				bad = 1;
-			} else {
-				memcpy(tok, p, n);
-				tok[n] = '\0';
-				if (orc_record_parse(tok, &one, node, sizeof(node)) < 0) {
-					bad = 1;
-				} else {
-					for (int c = 0; c < ORC_N; c++)
-						if (one.have & (1u << c))
-							t->v[c] = t->v[c] > UINT64_MAX - one.v[c] ?
-								UINT64_MAX : t->v[c] + one.v[c];
-					t->have |= one.have;
-					t->ports += one.ports;
-					t->wrapped += one.wrapped;
-					t->nodes++;
-				}
-			}
-		}
-		p += n;
-		p += strspn(p, " ");
+	if (n >= sizeof(tok)) {
+		a->bad = 1;
+		return;
 	}
-	return bad ? -1 : (int) t->nodes;
+	memcpy(tok, p, n);
+	tok[n] = '\0';
+	if (orc_record_parse(tok, &one, node, sizeof(node)) < 0) {
+		a->bad = 1;
+		return;
+	}
+	for (int c = 0; c < ORC_N; c++)
+		if (one.have & (1u << c))
+			t->v[c] = t->v[c] > UINT64_MAX - one.v[c] ?
+				UINT64_MAX : t->v[c] + one.v[c];
+	t->have |= one.have;
+	t->ports += one.ports;
+	t->wrapped += one.wrapped;
+	t->nodes++;
 }
 
-/* Is this token the ORRC1: record of node (arg)? */
-static int is_node_record(const char *tok, size_t n, const void *arg)
+int orc_comment_sum(const char *comment, struct orc_totals *t)
 {
-	const char *node = arg;
-	size_t pre = strlen(ORC_TAG "node=");
-	size_t nl = strlen(node);
+	struct sum_arg a = { t, 0 };
 
-	return n >= pre + nl && strncmp(tok, ORC_TAG "node=", pre) == 0 &&
-	       strncmp(tok + pre, node, nl) == 0 &&
-	       (n == pre + nl || tok[pre + nl] == ',');
+	memset(t, 0, sizeof(*t));
+	orr_comment_each(comment, ORC_TAG, sum_one, &a);
+	return a.bad ? -1 : (int) t->nodes;
 }
 
 char *orc_comment_merge(const char *old, const char *node, const char *record)
 {
-	return orr_comment_replace(old, is_node_record, node, record);
+	struct orr_node_token nt = { ORC_TAG, node };
+
+	return orr_comment_replace(old, orr_token_is_node, &nt, record);
 }

@@ -91,6 +91,15 @@ int orc_record_format(const char *node, const struct orc_totals *t,
 int orc_record_parse(const char *token, struct orc_totals *t, char *node,
 		     size_t nodelen);
 
+/* A node record "TAGnode=NAME,key=count,...": NAME (a plain name) into
+ * node, and field(key, count) for every other key, in order.  1, or -1
+ * when the tag, a name or a count is wrong or the token is over 639
+ * bytes (ORRC1: and ORRS1: records). */
+int orc_record_walk(const char *token, const char *tag, char *node,
+		    size_t nodelen,
+		    void (*field)(const char *key, uint64_t v, void *arg),
+		    void *arg);
+
 /* Sum every ORRC1: token of an AdminComment.  Returns the number of
  * records summed (t->nodes), 0 if none, -1 if any was malformed (the
  * others are still summed). */
@@ -104,5 +113,9 @@ char *orc_comment_merge(const char *old, const char *node, const char *record);
 /* A node name fit for a record and a path: [A-Za-z0-9._-], not starting
  * with '.', 1..63 characters. */
 int orc_valid_node(const char *node);
+
+/* Decimal, at most 20 digits, optional trailing newline; no sign.  0, or
+ * -1 (out unchanged). */
+int orc_parse_u64(const char *s, uint64_t *out);
 
 #endif /* ORRERY_COUNTERS_H */

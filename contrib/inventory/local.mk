@@ -1,7 +1,7 @@
 # contrib/inventory: node discovery (orrery-inventory), the RDMA congestion
 # counters the SPANK plugin records per job, and their publisher.
-# counters.c is plain C: the SPANK plugin, the publisher and orrery-sacct
-# compile it in.
+# counters.c and gate_stats.c are plain C: the SPANK plugin, the publisher
+# and orrery-sacct compile them in.
 
 ORRERY_INV_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/inventory
 
@@ -17,6 +17,16 @@ tests_discover_test_counters_CPPFLAGS = $(ORRERY_INV_CPPFLAGS) \
 	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_discover_test_counters_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_discover_test_counters_LDADD = $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/discover/test_gate_stats
+TESTS += tests/discover/test_gate_stats
+tests_discover_test_gate_stats_SOURCES = tests/discover/test_gate_stats.c \
+	contrib/inventory/gate_stats.c contrib/inventory/gate_stats.h \
+	contrib/inventory/counters.c contrib/inventory/counters.h \
+	plugins/common/admin_comment.c plugins/common/admin_comment.h
+tests_discover_test_gate_stats_CPPFLAGS = $(ORRERY_INV_CPPFLAGS)
+tests_discover_test_gate_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_discover_test_gate_stats_LDADD = $(CMOCKA_LIBS)
 endif
 
 # The publisher the SPANK plugin's epilog starts (libslurmdb).
@@ -25,6 +35,7 @@ pkglibexec_PROGRAMS = contrib/inventory/orrery-counters-publish
 contrib_inventory_orrery_counters_publish_SOURCES = \
 	contrib/inventory/orrery-counters-publish.c \
 	contrib/inventory/counters.c contrib/inventory/counters.h \
+	contrib/inventory/gate_stats.c contrib/inventory/gate_stats.h \
 	plugins/common/admin_comment.c plugins/common/admin_comment.h \
 	contrib/inventory/slurmdbd_compat.c
 contrib_inventory_orrery_counters_publish_CPPFLAGS = $(ORRERY_INV_CPPFLAGS) \

@@ -1,8 +1,12 @@
 /*
- * orrery-counters-publish - put one node's ORRC1: congestion record into a
- * finished job's AdminComment in the accounting database.
+ * orrery-counters-publish - put one node's records into a finished job's
+ * AdminComment in the accounting database: its ORRC1: congestion counters
+ * and its ORRS1: gate statistics, either or both.
  *
- *   orrery-counters-publish JOBID NODE RECORD [CLUSTER]
+ *   orrery-counters-publish JOBID NODE RECORDS [CLUSTER]
+ *
+ * RECORDS: one argument, the node's tokens separated by a space, at most
+ * one of each kind, each naming NODE.
  *
  * Started (detached) by the orrery SPANK plugin's job epilog, as root, on
  * every node of the job (spank-orrery(8), orrery-counters(7)).  Why here
@@ -14,8 +18,9 @@
  *
  * Steps: wait until slurmctld's job-complete record has reached slurmdbd
  * (it carries slurmctld's AdminComment and would overwrite ours), merge
- * this node's token into the stored AdminComment (replacing only this
- * node's earlier token, keeping every other tool's), write it, and keep
+ * this node's tokens into the stored AdminComment (replacing only this
+ * node's earlier tokens of the same kinds, keeping every other tool's),
+ * write it, and keep
  * reading it back until it has stayed there for SETTLE_S, writing again
  * whenever it is gone.
  *
@@ -42,6 +47,7 @@
 #include <slurm/slurmdb.h>
 
 #include "counters.h"
+#include "gate_stats.h"
 
 #define DEADLINE_S     120	/* give up after this long                  */
 #define WRITE_ROUNDS   30	/* merges written at most                    */
@@ -49,6 +55,77 @@
 #define COMMENT_MAX    60000	/* admin_comment is a TEXT column (64 KiB); said in the give-up line */
 
 static const char *prog = "orrery-counters-publish";
+
+static int contains_token(const char *comment, const char *token);
+
+/* The node's tokens: [0] ORRC1:, [1] ORRS1:, "" where not given. */
+static char tokens[2][OGS_RECORD_MAX];
+
+/* Split RECORDS into tokens[]; -1 unless every token is a well-formed
+ * record of node, and no kind comes twice. */
+static int take_records(const char *records, const char *node)
+{
+	const char *p = records;
+	int n = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, " ");
+		char tok[OGS_RECORD_MAX], nbuf[ORC_DEV_MAX];
+		struct orc_totals ct;
+		struct ogs_totals gt;
+		int kind;
+
+		if (len == 0 || len >= sizeof(tok))
+			return -1;
+		memcpy(tok, p, len);
+		tok[len] = '\0';
+		if (orc_record_parse(tok, &ct, nbuf, sizeof(nbuf)) == 1)
+			kind = 0;
+		else if (ogs_record_parse(tok, &gt, nbuf, sizeof(nbuf)) == 1)
+			kind = 1;
+		else
+			return -1;
+		if (strcmp(nbuf, node) != 0 || tokens[kind][0])
+			return -1;
+		strcpy(tokens[kind], tok);
+		n++;
+		p += len;
+		if (*p == ' ' && !*++p)
+			return -1;
+	}
+	return n ? 0 : -1;
+}
+
+/* What the log lines call this node's records. */
+static const char *kinds(void)
+{
+	return tokens[0][0] && tokens[1][0] ? "counters and gate statistics" :
+	       tokens[0][0] ? "counters" : "gate statistics";
+}
+
+static int contains_all(const char *comment)
+{
+	for (int k = 0; k < 2; k++)
+		if (tokens[k][0] && !contains_token(comment, tokens[k]))
+			return 0;
+	return 1;
+}
+
+/* The stored comment with this node's tokens in place; malloc()ed. */
+static char *merge_all(const char *old, const char *node)
+{
+	char *cur = strdup(old), *next;
+
+	for (int k = 0; cur && k < 2; k++) {
+		if (!tokens[k][0])
+			continue;
+		next = k == 0 ? orc_comment_merge(cur, node, tokens[k]) :
+				ogs_comment_merge(cur, node, tokens[k]);
+		free(cur);
+		cur = next;
+	}
+	return cur;
+}
 
 static slurmdb_job_cond_t *job_cond(uint32_t job_id, const char *cluster)
 {
@@ -150,12 +227,10 @@ static void idle(void **db, long ms)
 
 int main(int argc, char **argv)
 {
-	const char *node, *record, *cluster;
+	const char *node, *cluster;
 	char *end, *old = NULL;
 	unsigned long id;
 	slurmdb_job_cond_t *c;
-	struct orc_totals t;
-	char nbuf[ORC_DEV_MAX];
 	time_t t0 = time(NULL), deadline = t0 + DEADLINE_S;
 	void *db = NULL;
 	time_t seen = 0;	/* when our token was first seen in place */
@@ -163,18 +238,16 @@ int main(int argc, char **argv)
 	int rounds = 0, rc = 1;
 
 	if (argc < 4 || argc > 5) {
-		fprintf(stderr, "usage: %s JOBID NODE RECORD [CLUSTER]\n", prog);
+		fprintf(stderr, "usage: %s JOBID NODE RECORDS [CLUSTER]\n", prog);
 		return 2;
 	}
 	errno = 0;
 	id = strtoul(argv[1], &end, 10);
 	node = argv[2];
-	record = argv[3];
 	cluster = argc == 5 ? argv[4] : NULL;
 	if (errno || *end || id == 0 || id > UINT32_MAX || !orc_valid_node(node) ||
-	    orc_record_parse(record, &t, nbuf, sizeof(nbuf)) != 1 ||
-	    strcmp(nbuf, node) != 0 || (cluster && !orc_valid_node(cluster))) {
-		fprintf(stderr, "%s: invalid arguments (job id, node name or ORRC1: record of that node)\n",
+	    take_records(argv[3], node) < 0 || (cluster && !orc_valid_node(cluster))) {
+		fprintf(stderr, "%s: invalid arguments (job id, node name, or that node's ORRC1: and ORRS1: records, one of each at most)\n",
 			prog);
 		return 2;
 	}
@@ -205,7 +278,7 @@ int main(int argc, char **argv)
 			idle(&db, 700 + random() % 600);
 			continue;
 		}
-		if (contains_token(old, record)) {
+		if (contains_all(old)) {
 			if (!seen)
 				seen = time(NULL);
 			if (time(NULL) - seen >= SETTLE_S) {
@@ -222,7 +295,7 @@ int main(int argc, char **argv)
 			why = "the stored AdminComment has quotes or backslashes (not modified)";
 			break;
 		}
-		merged = orc_comment_merge(old, node, record);
+		merged = merge_all(old, node);
 		if (!merged || strlen(merged) > COMMENT_MAX) {
 			why = "AdminComment would exceed 60000 bytes";
 			free(merged);
@@ -250,14 +323,14 @@ int main(int argc, char **argv)
 		idle(&db, 100 + random() % 600);
 	}
 	if (rc == 0)
-		fprintf(stderr, "%s: job %lu: node %s's counters recorded (%d writes, %ld s)\n",
-			prog, id, node, rounds, (long) (time(NULL) - t0));
+		fprintf(stderr, "%s: job %lu: node %s's %s recorded (%d writes, %ld s)\n",
+			prog, id, node, kinds(), rounds, (long) (time(NULL) - t0));
 	else if (seen)
-		fprintf(stderr, "%s: job %lu: node %s's counters in place, not settled when it stopped (%d writes)\n",
-			prog, id, node, rounds);
+		fprintf(stderr, "%s: job %lu: node %s's %s in place, not settled when it stopped (%d writes)\n",
+			prog, id, node, kinds(), rounds);
 	else
-		fprintf(stderr, "%s: job %lu: node %s's counters not recorded: %s%s after %ld s and %d writes\n",
-			prog, id, node, why, rounds >= WRITE_ROUNDS ? " too often" : "",
+		fprintf(stderr, "%s: job %lu: node %s's %s not recorded: %s%s after %ld s and %d writes\n",
+			prog, id, node, kinds(), why, rounds >= WRITE_ROUNDS ? " too often" : "",
 			(long) (time(NULL) - t0), rounds);
 	free(old);
 	job_cond_free(c);

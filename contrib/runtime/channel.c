@@ -179,7 +179,7 @@ static void apply(int64_t now_us)
 	       rt.rank, r->gen, now_us - r->apply_us,
 	       was_late ? " (late: read after it)" : "",
 	       r->gate ? "on" : "off");
-	if (rt.stats_path[0])
+	if (rt_has_stats())
 		rt_write_stats_locked();	/* seen while the job runs */
 }
 
@@ -195,7 +195,7 @@ int chan_tick(int64_t now_us)
 		apply(now_us);
 	if (rt.chan_off)
 		rt.chan_passthrough++;
-	if (rt.stats_path[0] && now_us >= rt.chan_stats_us) {
+	if (rt_has_stats() && now_us >= rt.chan_stats_us) {
 		rt.chan_stats_us = now_us + CHAN_STATS_US;
 		rt_write_stats_locked();
 	}

@@ -24,9 +24,14 @@ EXTRA_DIST += contrib/runtime/liborrery-runtime.map
 if HAVE_CMOCKA
 check_PROGRAMS += tests/runtime/test_runtime
 TESTS += tests/runtime/test_runtime
-tests_runtime_test_runtime_SOURCES = tests/runtime/test_runtime.c
+# gate_stats.c: the job's copy of the statistics is read as the SPANK
+# plugin's epilog reads it.
+tests_runtime_test_runtime_SOURCES = tests/runtime/test_runtime.c \
+	contrib/inventory/gate_stats.c contrib/inventory/gate_stats.h \
+	contrib/inventory/counters.c contrib/inventory/counters.h \
+	plugins/common/admin_comment.c plugins/common/admin_comment.h
 tests_runtime_test_runtime_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime \
-	-I$(top_srcdir)/plugins/channel
+	-I$(top_srcdir)/plugins/channel -I$(top_srcdir)/contrib/inventory
 tests_runtime_test_runtime_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -pthread
 tests_runtime_test_runtime_LDADD = contrib/runtime/liborrery-runtime.la $(CMOCKA_LIBS) -lpthread
 

@@ -239,6 +239,14 @@ int orrery_runtime_init(void)
 		       s);
 		rt.stats_path[0] = '\0';
 	}
+	/* The job's own copy, for accounting (spank-orrery(8), gate_stats=1):
+	 * a directory the SPANK plugin made for this job on this node. */
+	s = getenv("ORRERY_RUNTIME_JOB_STATS");
+	if (s && s[0] && (s[0] != '/' || strlen(s) + RT_HOST_MAX + 48 > sizeof(rt.job_stats_dir)))
+		rt_log(1, RT_PREFIX "ORRERY_RUNTIME_JOB_STATS='%.64s': not an absolute path or too long: no statistics for accounting",
+		       s);
+	else if (s)
+		snprintf(rt.job_stats_dir, sizeof(rt.job_stats_dir), "%s", s);
 	rec_init();
 	if (rt.active)
 		chan_init();
@@ -381,13 +389,13 @@ static const char *bursts_counted(void)
 
 /* ---------------------------------------------------------------- finish */
 
-static int write_stats(const orrery_runtime_stats_t *s)
+static int write_stats(const char *path, const orrery_runtime_stats_t *s)
 {
 	char tmp[RT_PATH_MAX + 32];
 	FILE *f;
 	int fd, bad;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", rt.stats_path, (long)getpid());
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		rt_log(1, RT_PREFIX "cannot write statistics %s: %s", tmp, strerror(errno));
@@ -427,12 +435,37 @@ static int write_stats(const orrery_runtime_stats_t *s)
 		bursts_counted(), rt.stalls_passed, rt.short_periods, rt.relocked);
 	bad = ferror(f);
 	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, rt.stats_path) != 0) {
-		rt_log(1, RT_PREFIX "cannot write statistics %s: %s", rt.stats_path, strerror(errno));
+	if (bad || rename(tmp, path) != 0) {
+		rt_log(1, RT_PREFIX "cannot write statistics %s: %s", path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
 	return 0;
+}
+
+/* The user's file (ORRERY_RUNTIME_STATS) and the job's copy for
+ * accounting, one per process: DIR/HOST.PID.stats, named when written so
+ * that a forked child does not overwrite its parent's. */
+static int write_all_stats(const orrery_runtime_stats_t *s)
+{
+	char path[RT_PATH_MAX];
+	int rc = 0;
+
+	if (rt.stats_path[0] && write_stats(rt.stats_path, s) < 0)
+		rc = -1;
+	if (rt.job_stats_dir[0]) {
+		int n = snprintf(path, sizeof(path), "%s/%s.%ld.stats",
+				 rt.job_stats_dir, rt.host, (long)getpid());
+
+		if (n < 0 || (size_t)n >= sizeof(path) || write_stats(path, s) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+int rt_has_stats(void)
+{
+	return rt.stats_path[0] || rt.job_stats_dir[0];
 }
 
 int rt_write_stats_locked(void)
@@ -440,7 +473,7 @@ int rt_write_stats_locked(void)
 	orrery_runtime_stats_t s;
 
 	stats_locked(&s);
-	return write_stats(&s);
+	return write_all_stats(&s);
 }
 
 int orrery_runtime_finish(void)
@@ -460,7 +493,7 @@ int orrery_runtime_finish(void)
 	}
 	if (rec_flush(1) < 0)
 		rc = -1;
-	if (rt.stats_path[0] && write_stats(&s) < 0)
+	if (write_all_stats(&s) < 0)
 		rc = -1;
 	if (s.active)
 		rt_log(1, RT_PREFIX "rank %ld: %" PRIu64 " phases: %" PRIu64 " on slot, %" PRIu64 " late, %" PRIu64 " missed, %" PRIu64 " passed through; re-anchored %" PRIu64 ", turned off %" PRIu64 ", re-armed %" PRIu64 " time(s); gate %s%s; waited %.3f s (max %.3f ms)",

@@ -30,6 +30,7 @@ struct rt_state {
 	char host[RT_HOST_MAX];
 	long rank;                /* -1 if unknown */
 	char stats_path[RT_PATH_MAX]; /* expanded, or "" */
+	char job_stats_dir[RT_PATH_MAX]; /* ORRERY_RUNTIME_JOB_STATS, or "" */
 	uint64_t finished_phases; /* what the last finish() saw */
 	uint64_t finished_records;
 	int finished;
@@ -70,6 +71,8 @@ int chan_tick(int64_t now_us);
 void chan_gate_stats(orrery_gate_stats_t *out);
 /* Write ORRERY_RUNTIME_STATS now (runtime.c; lock held). */
 int rt_write_stats_locked(void);
+/* runtime.c: is any statistics file to be written? */
+int rt_has_stats(void);
 
 /* record.c; all called with rt.lock held. */
 void rec_init(void);              /* reads ORRERY_RECORD* */

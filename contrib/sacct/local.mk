@@ -5,6 +5,7 @@ contrib_sacct_orrery_sacct_SOURCES = contrib/sacct/orrery-sacct.c \
 	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h \
 	plugins/channel/channel_record.c plugins/channel/channel_record.h \
 	contrib/inventory/counters.c contrib/inventory/counters.h \
+	contrib/inventory/gate_stats.c contrib/inventory/gate_stats.h \
 	plugins/common/admin_comment.c plugins/common/admin_comment.h \
 	contrib/query/hostlist_slurm.c contrib/query/hostlist_slurm.h
 # NodeList expands through libslurm's hostlist calls (hostlist_slurm.c).

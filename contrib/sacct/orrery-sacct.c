@@ -25,6 +25,7 @@
 #include "admin_record.h"
 #include "channel_record.h"
 #include "counters.h"
+#include "gate_stats.h"
 #include "hostlist_slurm.h"
 
 /* A node's ORRC1: record reaches AdminComment a few seconds after the job
@@ -52,7 +53,7 @@ static GOptionEntry entries[] = {
 	{ "noheader", 'n', 0, G_OPTION_ARG_NONE, &opt_noheader,
 	  "no header line", NULL },
 	{ "orrery-only", 0, 0, G_OPTION_ARG_NONE, &opt_only,
-	  "only jobs orrery placed or measured (ORR1: or ORRC1: records)", NULL },
+	  "only jobs orrery placed or measured (ORR1:, ORRG1:, ORRC1: or ORRS1: records)", NULL },
 	{ "format", 'o', 0, G_OPTION_ARG_STRING, &opt_format,
 	  "columns to print, in this order (names as in the header, any case)",
 	  "LIST" },
@@ -66,19 +67,22 @@ static GOptionEntry entries[] = {
 enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
        C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
        C_PATTERN, C_REQUESTED, C_FALLBACK, C_MISSING, C_REALIGNED,
-       C_LASTGATE, C_HELD, N_COLS };
+       C_LASTGATE, C_HELD, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT, C_GMISSED,
+       C_GWAIT, C_REARMED, C_GOFF, N_COLS };
 static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"JobID", "JobName", "State", "NodeList", "GatePeriod", "Shift",
 	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
 	"XmitWait", "EcnMarked", "CnpHandled", "CnpSent", "Pattern",
 	"Requested", "Fallback", "CtrMissing", "Realigned", "LastGate", "Held",
-	NULL
+	"GateNodes", "GateTasks", "GatePhases", "OnSlot", "GateMissed",
+	"GateWait", "Rearmed", "GateOff", NULL
 };
 /* The default view's order: what was asked, what orrery did with it,
  * what the network saw; the resolved pattern (long) last. */
 static const int human_order[N_COLS] = {
 	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_HELD, C_PERIOD,
-	C_SHIFT, C_REALIGNED, C_LASTGATE, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
+	C_SHIFT, C_REALIGNED, C_LASTGATE, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT,
+	C_GMISSED, C_GWAIT, C_REARMED, C_GOFF, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
 	C_WAIT, C_ECN, C_CNPH, C_CNPS, C_PATTERN,
 };
 /* Columns never hidden for lack of data. */
@@ -148,6 +152,39 @@ static char *missing_nodes(const char *nodelist, const char *comment,
 	}
 	return out->len ? g_string_free(g_steal_pointer(&out), FALSE) :
 		g_strdup("-");
+}
+
+/* The gate's own statistics (spank-orrery(8), gate_stats=1): summed
+ * over the tasks of the nodes that published them.  OnSlot is the share
+ * of the gated phases that went on their slot; GateWait the time the gate
+ * held communication, summed over tasks. */
+static void gate_stats_cells(GPtrArray *row, const char *comment, int *is_orrery)
+{
+	struct ogs_totals g;
+	int rc = ogs_comment_sum(comment, &g);
+
+#define SET(col, val) do { g_free(row->pdata[col]); row->pdata[col] = (val); } while (0)
+	if (!g.nodes) {
+		if (rc < 0)
+			SET(C_GNODES, g_strdup("bad"));
+		return;
+	}
+	*is_orrery = 1;
+	SET(C_GNODES, g_strdup_printf("%u%s", g.nodes, rc < 0 ? "+bad" : ""));
+	SET(C_GTASKS, g_strdup_printf("%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "%s",
+				      (guint64) g.gated, (guint64) g.tasks,
+				      g.bad ? "+bad" : ""));
+	if (!g.gated)
+		return;
+	SET(C_GPHASES, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.phases));
+	if (g.phases)
+		SET(C_ONSLOT, g_strdup_printf("%.1f%%", 100.0 * (double) g.on_slot /
+					      (double) g.phases));
+	SET(C_GMISSED, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.missed));
+	SET(C_GWAIT, g_strdup_printf("%.3fs", (double) g.wait_us / 1e6));
+	SET(C_REARMED, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.rearmed));
+	SET(C_GOFF, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.off));
+#undef SET
 }
 
 /* One sacct line: JobID|JobName|State|NodeList|End|AdminComment.
@@ -225,6 +262,7 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 	} else if (crc < 0) {
 		SET(C_CNODES, g_strdup("bad"));
 	}
+	gate_stats_cells(row, f[5], is_orrery);
 #undef SET
 	return row;
 }

@@ -5,7 +5,8 @@
  *                            [require_profile=0|1] [verbose=0|1]
  *                            [comm_gate=auto|off] [gate_library=PATH]
  *                            [test_controller=0|1]
- *                            [counters=0|1] [sysfs_root=DIR]
+ *                            [counters=0|1] [gate_stats=0|1]
+ *                            [sysfs_root=DIR]
  *                            [counters_publisher=PATH]
  *                            [nic_affinity=0|1] [hwloc_xml=FILE]
  *                            [channel_poll_ms=MS]
@@ -181,7 +182,7 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 		int rc;
 
 		if (!eq || eq == arg) {
-			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms)",
+			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, gate_stats, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms)",
 				    arg);
 			goto fail;
 		}
@@ -204,6 +205,8 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 			rc = parse_bool("test_controller", val, &conf->test_controller);
 		else if (KEY("counters"))
 			rc = parse_bool("counters", val, &conf->counters);
+		else if (KEY("gate_stats"))
+			rc = parse_bool("gate_stats", val, &conf->gate_stats);
 		else if (KEY("sysfs_root"))
 			rc = set_path("sysfs_root", val, 1, &conf->sysfs_root);
 		else if (KEY("counters_publisher"))
@@ -215,7 +218,7 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 		else if (KEY("hwloc_xml"))
 			rc = set_path("hwloc_xml", val, 1, &conf->hwloc_xml);
 		else {
-			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms)",
+			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, gate_stats, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms)",
 				    (int)klen, arg);
 			goto fail;
 		}

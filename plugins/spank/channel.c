@@ -58,13 +58,7 @@ static struct {
 
 int osp_channel_path(const char *node, uint32_t job_id, char *out, size_t len)
 {
-	char dir[OSP_PATH_MAX];
-	int n;
-
-	if (osp_relay_dir(node, dir, sizeof(dir)) < 0)
-		return -1;
-	n = snprintf(out, len, "%s/%" PRIu32 ".channel", dir, job_id);
-	return (n < 0 || (size_t)n >= len) ? -1 : 0;
+	return osp_job_path(node, job_id, ".channel", out, len);
 }
 
 /* The generation of the file already there (a step started after an

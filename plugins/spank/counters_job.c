@@ -5,13 +5,8 @@
  * counters under sysfs_root and keep them in RUNTIME_DIR/<jobid>.counters.
  * job epilog (root, same nodes): read them again, compute this node's
  * deltas (contrib/inventory/counters.c: 32-bit wrap, 64-bit reset, missing
- * counters left out) and hand the ORRC1: record to counters_publisher,
- * detached, which adds it to the job's AdminComment in the accounting
- * database once the job's completion has reached it (the job is already
- * finished here: slurmctld no longer accepts updates), and writes one
- * line on how that went to RUNTIME_DIR/publish.log.  The epilog never
- * waits for accounting and never fails: a node is not drained for a
- * statistic.  See orrery-counters(7).
+ * counters left out) into the ORRC1: record that publish.c hands to
+ * counters_publisher.  See orrery-counters(7).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,7 +57,6 @@ int osp_counters_prolog(spank_t sp, uint32_t id)
 	const char *node = getenv("SLURMD_NODENAME");
 	char dir[OSP_PATH_MAX], path[OSP_PATH_MAX], tmp[OSP_PATH_MAX + 8];
 	struct orc_sample *s = malloc(sizeof(*s));
-	struct stat st;
 	FILE *f = NULL;
 	int fd = -1;
 
@@ -76,12 +70,8 @@ int osp_counters_prolog(spank_t sp, uint32_t id)
 			    osp_conf.runtime_dir, node ? node : "(unknown)");
 		goto out;
 	}
-	if ((mkdir(dir, 0755) < 0 && errno != EEXIST) || lstat(dir, &st) < 0 ||
-	    !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-		slurm_error(OSP_LOG_PREFIX "counters: %s must be a directory owned by root and writable only by root",
-			    dir);
+	if (osp_runtime_dir_make(dir) < 0)
 		goto out;
-	}
 	unlink(tmp);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
@@ -130,95 +120,13 @@ static int take_snapshot(const char *path, struct orc_sample *s)
 	return 1;
 }
 
-/* The publisher's standard error: DIR/publish.log, root's, appended,
- * started afresh past PUBLISH_LOG_MAX.  -1: /dev/null instead. */
-#define PUBLISH_LOG_MAX (256 * 1024)
-static int publish_log(const char *dir)
-{
-	char path[OSP_PATH_MAX];
-	struct stat st;
-	int fd;
-
-	if (snprintf(path, sizeof(path), "%s/publish.log", dir) >= (int) sizeof(path))
-		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
-		close(fd);
-		return -1;
-	}
-	if (st.st_size > PUBLISH_LOG_MAX && ftruncate(fd, 0) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Start the publisher in its own session and do not wait for it; its
- * one outcome line goes to DIR/publish.log. */
-static void publish(uint32_t id, const char *node, const char *record,
-		    const char *dir)
-{
-	const char *cluster = getenv("SLURM_CLUSTER_NAME");
-	const char *conf = getenv("SLURM_CONF");
-	char ids[16], confvar[OSP_PATH_MAX + 16] = "";
-	char *argv[6], *envp[3];
-	int n = 0, e = 0;
-	pid_t pid;
-
-	snprintf(ids, sizeof(ids), "%" PRIu32, id);
-	argv[n++] = osp_conf.counters_publisher;
-	argv[n++] = ids;
-	argv[n++] = (char *) node;
-	argv[n++] = (char *) record;
-	if (cluster && orc_valid_node(cluster))
-		argv[n++] = (char *) cluster;
-	argv[n] = NULL;
-	/* A clean environment: the epilog's holds the job's SPANK_* values. */
-	envp[e++] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
-	if (conf && conf[0] == '/' && strlen(conf) < OSP_PATH_MAX) {
-		snprintf(confvar, sizeof(confvar), "SLURM_CONF=%s", conf);
-		envp[e++] = confvar;
-	}
-	envp[e] = NULL;
-
-	pid = fork();
-	if (pid < 0) {
-		slurm_error(OSP_LOG_PREFIX "counters: fork: %s", strerror(errno));
-		return;
-	}
-	if (pid == 0) {
-		int fd;
-
-		setsid();
-		if (fork() != 0)
-			_exit(0);
-		fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			int lfd = publish_log(dir);
-
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(lfd >= 0 ? lfd : fd, 2);
-			if (lfd > 2)
-				close(lfd);
-			if (fd > 2)
-				close(fd);
-		}
-		signal(SIGPIPE, SIG_DFL);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	waitpid(pid, NULL, 0);
-}
-
-int osp_counters_epilog(spank_t sp, uint32_t id)
+int osp_counters_epilog(spank_t sp, uint32_t id, char *rec, size_t len)
 {
 	const char *node = getenv("SLURMD_NODENAME");
-	char dir[OSP_PATH_MAX], path[OSP_PATH_MAX], rec[ORC_RECORD_MAX];
+	char dir[OSP_PATH_MAX], path[OSP_PATH_MAX];
 	struct orc_sample *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
 	struct orc_totals t;
+	int rc = 0;
 
 	if (!a || !b || snapshot_path(node, id, dir, path) < 0)
 		goto out;
@@ -227,21 +135,16 @@ int osp_counters_epilog(spank_t sp, uint32_t id)
 	if (sample_now(node, b) < 0)
 		goto out;
 	orc_delta(a, b, &t);
-	if (orc_record_format(node, &t, rec, sizeof(rec)) < 0) {
+	if (orc_record_format(node, &t, rec, len) < 0) {
 		slurm_error(OSP_LOG_PREFIX "counters: job %" PRIu32 ": node name '%s' cannot be recorded",
 			    id, node ? node : "(unknown)");
 		goto out;
 	}
 	if (osp_conf.verbose)
 		slurm_info(OSP_LOG_PREFIX "counters: job %" PRIu32 ": %s", id, rec);
-	if (access(osp_conf.counters_publisher, X_OK) < 0) {
-		slurm_error(OSP_LOG_PREFIX "counters: counters_publisher=%s: %s",
-			    osp_conf.counters_publisher, strerror(errno));
-		goto out;
-	}
-	publish(id, node, rec, dir);
+	rc = 1;
 out:
 	free(a);
 	free(b);
-	return 0;
+	return rc;
 }

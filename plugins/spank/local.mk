@@ -12,10 +12,13 @@ plugins_spank_spank_orrery_la_SOURCES = \
 	plugins/spank/task.c \
 	plugins/spank/gate.c \
 	plugins/spank/counters_job.c \
+	plugins/spank/gate_stats_job.c \
+	plugins/spank/publish.c \
 	plugins/spank/nic_affinity.c \
 	plugins/spank/channel.c \
 	plugins/channel/channel_record.c plugins/channel/channel_record.h \
 	contrib/inventory/counters.c contrib/inventory/counters.h \
+	contrib/inventory/gate_stats.c contrib/inventory/gate_stats.h \
 	plugins/common/admin_comment.c plugins/common/admin_comment.h
 if HAVE_HWLOC
 plugins_spank_spank_orrery_la_SOURCES += \

@@ -9,6 +9,11 @@
  *   relay.c         the node-local relay file (prolog writes, steps read)
  *   task.c          remote: ORRERY_* into every task
  *   gate.c          --comm-gate, LD_PRELOAD of the NCCL interposer
+ *   counters_job.c  RDMA congestion counters per job (counters=1)
+ *   gate_stats_job.c the gate's statistics per job (gate_stats=1)
+ *   publish.c       both records to the accounting publisher
+ *   channel.c       the live channel's node-side poller
+ *   nic_affinity.c  NCCL_IB_HCA / UCX_NET_DEVICES per task
  */
 #ifndef ORRERY_SPANK_H
 #define ORRERY_SPANK_H
@@ -32,6 +37,7 @@
 #define OSP_ENV_PHASE_SPAN   "ORRERY_PHASE_SPAN_US"
 #define OSP_ENV_PHASES       "ORRERY_PHASES_US"
 #define OSP_ENV_GATE      "ORRERY_GATE"   /* none:WHY when not gated */
+#define OSP_ENV_JOB_STATS "ORRERY_RUNTIME_JOB_STATS" /* gate_stats=1 */
 #define OSP_GATE_OPTION_NAME "comm-gate"
 
 /* The NCCL interposer's installed path (configure: $pkglibdir). */
@@ -67,7 +73,8 @@ struct osp_conf {
 	char *gate_library;      /* the interposer tasks preload (admin's) */
 	int counters;            /* record RDMA congestion counters per job */
 	char *sysfs_root;        /* may contain %n; "/sys" */
-	char *counters_publisher; /* program that writes ORRC1: to accounting */
+	char *counters_publisher; /* program that writes ORRC1:/ORRS1: to accounting */
+	int gate_stats;          /* the gate's statistics per job to accounting */
 	int nic_affinity;        /* export NCCL_IB_HCA / UCX_NET_DEVICES */
 	char *hwloc_xml;         /* may contain %n; NULL: this node's topology */
 	int channel_poll_ms;     /* live channel poll period; 0: off */
@@ -112,12 +119,19 @@ int osp_expand_pattern(const char *pattern, const char *node,
 		       int (*node_ok)(const char *), char *out, size_t len);
 /* runtime_dir with %n replaced by node; -1 if %n is needed but unknown. */
 int osp_relay_dir(const char *node, char *out, size_t len);
+/* RUNTIME_DIR/<job_id><suffix> on node: the relay file (""), the
+ * channel file (".channel"), the statistics directory (".gate"). */
+int osp_job_path(const char *node, uint32_t job_id, const char *suffix,
+		 char *out, size_t len);
 int osp_relay_path(const char *node, uint32_t job_id, char *out, size_t len);
 int osp_relay_write(const char *node, uint32_t job_id,
 		    const struct osp_relay *r);
 /* 1 read, 0 no file, -1 invalid file (logged). */
 int osp_relay_read(const char *node, uint32_t job_id, struct osp_relay *r);
 int osp_relay_remove(const char *node, uint32_t job_id);
+/* Make dir (runtime_dir, expanded) if need be and check that it is root's
+ * and writable only by root; -1 (logged) otherwise. */
+int osp_runtime_dir_make(const char *dir);
 /* Strict checks of what crosses a trust boundary. */
 int osp_valid_int(const char *s);     /* decimal int64 >= 0 */
 int osp_valid_score(const char *s);   /* [0-9]+(.[0-9]+)?, <= 1e6 */
@@ -156,7 +170,19 @@ int osp_user_init(spank_t sp);
 int osp_expand_node(const char *pattern, const char *node, char *out,
 		    size_t len);
 int osp_counters_prolog(spank_t sp, uint32_t job_id);
-int osp_counters_epilog(spank_t sp, uint32_t job_id);
+/* This node's ORRC1: record into rec: 1, or 0 when there is none. */
+int osp_counters_epilog(spank_t sp, uint32_t job_id, char *rec, size_t len);
+
+/* gate_stats_job.c: the gate's statistics per job (gate_stats=1).  dir:
+ * RUNTIME_DIR/<jobid>.gate; prolog makes it the job's; epilog sums its
+ * files into this node's ORRS1: record: 1, or 0 when there is none. */
+int osp_gate_stats_dir(const char *node, uint32_t job_id, char *out, size_t len);
+void osp_gate_stats_prolog(spank_t sp, uint32_t job_id);
+int osp_gate_stats_epilog(spank_t sp, uint32_t job_id, char *rec, size_t len);
+
+/* publish.c: start counters_publisher, detached, with this node's
+ * records (space-separated tokens). */
+void osp_publish(uint32_t job_id, const char *node, const char *records);
 
 /* channel.c: the live channel, node side (remote context, slurmstepd,
  * root).  start: from init_post_opt, a poller thread for an orrery job

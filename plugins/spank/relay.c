@@ -99,18 +99,24 @@ int osp_relay_dir(const char *node, char *out, size_t len)
 				  out, len);
 }
 
-int osp_relay_path(const char *node, uint32_t job_id, char *out, size_t len)
+int osp_job_path(const char *node, uint32_t job_id, const char *suffix,
+		 char *out, size_t len)
 {
 	char dir[OSP_PATH_MAX];
 	int n;
 
 	if (osp_relay_dir(node, dir, sizeof(dir)) < 0)
 		return -1;
-	n = snprintf(out, len, "%s/%" PRIu32, dir, job_id);
+	n = snprintf(out, len, "%s/%" PRIu32 "%s", dir, job_id, suffix);
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
-static int mkdir_root(const char *dir)
+int osp_relay_path(const char *node, uint32_t job_id, char *out, size_t len)
+{
+	return osp_job_path(node, job_id, "", out, len);
+}
+
+int osp_runtime_dir_make(const char *dir)
 {
 	struct stat st;
 
@@ -139,7 +145,7 @@ int osp_relay_write(const char *node, uint32_t job_id, const struct osp_relay *r
 			    osp_conf.runtime_dir, node ? node : "(unknown)");
 		return -1;
 	}
-	if (mkdir_root(dir) < 0)
+	if (osp_runtime_dir_make(dir) < 0)
 		return -1;
 	n = snprintf(buf, sizeof(buf), "job_id=%" PRIu32 "\n", job_id);
 #define ADD(key, field) \

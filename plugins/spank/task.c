@@ -5,12 +5,14 @@
  *
  * Tasks receive only these fixed names: ORRERY_PROFILE, ORRERY_PERIOD_US,
  * ORRERY_EPOCH_US, ORRERY_SHIFT_US, ORRERY_JOB_SCORE, ORRERY_PHASE_OFFSET_US,
- * ORRERY_PHASE_SPAN_US, ORRERY_PHASES_US, and with --comm-gate=auto the
- * admin's gate_library at the front of LD_PRELOAD.  The controller's names
+ * ORRERY_PHASE_SPAN_US, ORRERY_PHASES_US, ORRERY_CHANNEL and
+ * ORRERY_RUNTIME_JOB_STATS (paths this plugin made), and with
+ * --comm-gate=auto the admin's gate_library at the front of LD_PRELOAD.  The controller's names
  * are never taken from a value that passed through user hands unchecked:
  * everything is validated again here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,8 @@
 
 #include <orrery.h>
 
+#include "counters.h"
+#include "gate_stats.h"
 #include "orrery_spank.h"
 
 static int job_id_from(spank_t sp, uint32_t *id)
@@ -105,6 +109,8 @@ int osp_prolog(spank_t sp)
 	if (!r.profile[0] && !r.period_us[0] && !r.shift_us[0])
 		return 0;       /* not an orrery job */
 
+	if (osp_conf.gate_stats)
+		osp_gate_stats_prolog(sp, id);
 	/* A failing prolog drains the node: log and carry on instead. */
 	if (osp_relay_write(node, id, &r) == 0 && osp_conf.verbose)
 		slurm_info(OSP_LOG_PREFIX "prolog: job %" PRIu32 " on %s: period_us=%s shift_us=%s",
@@ -115,12 +121,21 @@ int osp_prolog(spank_t sp)
 
 int osp_epilog(spank_t sp)
 {
+	char recs[ORC_RECORD_MAX + OGS_RECORD_MAX + 2] = "";
+	size_t n;
 	uint32_t id;
 
 	if (job_id_from(sp, &id) < 0)
 		return 0;
+	/* This node's records, published together by one publisher. */
 	if (osp_conf.counters)
-		osp_counters_epilog(sp, id);
+		osp_counters_epilog(sp, id, recs, ORC_RECORD_MAX);
+	n = strlen(recs);
+	if (osp_conf.gate_stats &&
+	    osp_gate_stats_epilog(sp, id, recs + n + !!n, OGS_RECORD_MAX) == 1 && n)
+		recs[n] = ' ';
+	if (recs[0])
+		osp_publish(id, getenv("SLURMD_NODENAME"), recs);
 	osp_relay_remove(getenv("SLURMD_NODENAME"), id);
 	osp_channel_remove(getenv("SLURMD_NODENAME"), id);
 	return 0;
@@ -277,6 +292,17 @@ int osp_user_init(spank_t sp)
 		put_no_gate(sp, id, nogate);
 	else if (osp_gate_wanted(sp) == 1)
 		rc |= put_preload(sp, id);
+	/* The gate's statistics for accounting (gate_stats_job.c), where
+	 * the prolog made the job's directory. */
+	if (!nogate && osp_conf.gate_stats) {
+		char dir[OSP_PATH_MAX];
+
+		if (osp_gate_stats_dir(node, id, dir, sizeof(dir)) == 0 &&
+		    faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) == 0)
+			rc |= put(sp, OSP_ENV_JOB_STATS, dir);
+	} else {
+		spank_unsetenv(sp, OSP_ENV_JOB_STATS);
+	}
 	/* The live channel's file (channel.c), where its poller runs: the
 	 * runtime accepts it only root-owned and for this job. */
 	if (!nogate && osp_conf.channel_poll_ms > 0) {

@@ -64,7 +64,7 @@ printf '[orrery]\nmode=enforce\nnode_link=100Gbps\nchannel_lead_ms=2000\n[uplink
 
 cs_up ch "select orrery, live channel" --leaf-size 4 --gpus-per-node 8 \
 	--spank-plugin "$STATE.lib/spank_orrery.so" --select orrery --orrery-conf "$STATE.orrery.conf" \
-	--spank-args "verbose=1 gate_library=$STATE.lib/liborrery-nccl.so channel_poll_ms=1000"
+	--spank-args "verbose=1 gate_library=$STATE.lib/liborrery-nccl.so channel_poll_ms=1000 gate_stats=1 counters_publisher=$BUILD/contrib/inventory/orrery-counters-publish"
 unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
 	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_PHASES_US ORRERY_GATE ORRERY_RECORD \
 	ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE ORRERY_CHANNEL LD_PRELOAD
@@ -435,6 +435,18 @@ done
 case $line in
 "$a|$gfinal|"*"("*")") ok "orrery-sacct: A re-aligned $gfinal times, last gate ${line##*|}" ;;
 *) not_ok "orrery-sacct shows A's re-alignments and last gate" "got '$line'" ;;
+esac
+# gate_stats=1: A was cancelled, so its tasks never wrote statistics at
+# exit; with the live channel they rewrite them every 2 s, and the epilog
+# publishes what the last rewrite held: all 5 tasks, gated.
+for _ in $(seq 60); do
+	line=$(timeout 20 "$SACCT_TOOL" -j "$a" -o jobid,gatenodes,gatetasks,gatephases --parsable --noheader 2>/dev/null | head -n 1)
+	case $line in "$a|5|"*) break ;; esac
+	sleep 0.5
+done
+case $line in
+"$a|5|5/5|"[1-9]*) ok "orrery-sacct: cancelled job A's gate statistics from its 5 nodes, 5 of 5 tasks gated, ${line##*|} phases" ;;
+*) not_ok "orrery-sacct shows cancelled job A's gate statistics from its 5 nodes" "got '$line'" ;;
 esac
 
 sorted() { printf '%s\n' "$@" | sort -n; }

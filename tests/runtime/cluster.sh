@@ -37,11 +37,13 @@ GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
 RTLIB=$BUILD/contrib/runtime/.libs
 LOOP=$BUILD/tests/runtime/nccl_train_loop
 PROFILE='period=100ms;up=5ms+10ms@10Gbps'
-cs_require "$PLUGIN" "$GATE" "$LOOP"
+PUBLISHER=$BUILD/contrib/inventory/orrery-counters-publish
+SACCT_TOOL=$BUILD/contrib/sacct/orrery-sacct
+cs_require "$PLUGIN" "$GATE" "$LOOP" "$PUBLISHER" "$SACCT_TOOL"
 cs_trap
 
 cs_up rt "stand-in controller" --leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
-	--select cons_tres --spank-args "test_controller=1 verbose=1 gate_library=$GATE"
+	--select cons_tres --spank-args "test_controller=1 verbose=1 gate_library=$GATE gate_stats=1 counters_publisher=$PUBLISHER"
 unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
 	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_PHASES_US ORRERY_GATE \
 	ORRERY_RECORD ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE LD_PRELOAD
@@ -137,6 +139,7 @@ t_sbatch() {
 	id=$(timeout 20 sbatch --parsable -J rt-sbatch -N2 --ntasks-per-node=1 --comm-profile="$PROFILE" --comm-gate=auto \
 		-o "$OUT/sbatch.log" --wrap "srun $OUT/task.sh sbatch" 2>"$OUT/sbatch.err")
 	[ -n "$id" ] || { not_ok "sbatch --comm-gate=auto submitted" "$(cat "$OUT/sbatch.err")"; return; }
+	SBATCH_ID=$id
 	deadline=$(( $(date +%s) + 90 ))
 	while :; do
 		st=$(timeout 5 scontrol -o show job "$id" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
@@ -170,8 +173,74 @@ t_single_node() {
 	fi
 }
 
+# gate_stats=1: the gate's own statistics reach accounting, summed over
+# the job's tasks, one ORRS1: record per node (spank-orrery(8)).
+# orrery-sacct COLS for job $1, once every node's record is there (60 s).
+sacct_gate() {
+	local id=$1 cols=$2 line
+	for _ in $(seq 120); do
+		line=$(timeout 20 "$SACCT_TOOL" -j "$id" -o "jobid,gatenodes,$cols" --parsable --noheader 2>/dev/null | head -n 1)
+		case $line in "$id|2|"*) break ;; esac
+		sleep 0.5
+	done
+	echo "$line"
+}
+gate_dirs_left() { ls -d "$STATE"/spool/*/orrery/"$1".gate 2>/dev/null; }
+
+t_gate_stats_sacct() {
+	local line ph want
+	[ -n "${SBATCH_ID:-}" ] || { not_ok "orrery-sacct: gate statistics of the sbatch job" "no sbatch job"; return; }
+	line=$(sacct_gate "$SBATCH_ID" gatetasks,gatephases,onslot,gatemissed,gatewait,rearmed,gateoff)
+	# The user's own statistics files of the same tasks: what sacct must sum.
+	ph=$(( $(sed -n 's/^phases=//p' "$OUT/sbatch.stats.0" 2>/dev/null || echo 0) + \
+	       $(sed -n 's/^phases=//p' "$OUT/sbatch.stats.1" 2>/dev/null || echo 0) ))
+	want="$SBATCH_ID|2|2/2|$ph|"
+	case $line in
+	"$want"*%"|"*s"|"*"|0")
+		if [ -z "$(gate_dirs_left "$SBATCH_ID")" ]; then
+			ok "orrery-sacct: the sbatch job's gate statistics from both nodes, 2 of 2 tasks gated, $ph phases as the tasks counted them ($line); the epilog removed the job's directories"
+		else
+			not_ok "the epilog removes the job's statistics directories" "$(gate_dirs_left "$SBATCH_ID")"
+		fi ;;
+	*) not_ok "orrery-sacct: the sbatch job's gate statistics (want '$want...')" "got '$line'" \
+		"$(cat "$STATE"/spool/*/orrery/publish.log 2>/dev/null | tail -n 4)" ;;
+	esac
+}
+
+# A job's user writes what they like into the job's statistics directory:
+# a link to a root-only file, a file that is not statistics, a directory.
+# The epilog reads none of it, counts it as bad, and removes it.
+t_gate_stats_untrusted() {
+	local id line st deadline
+	# nobody runs it: beside the state directory, not in root's $OUT
+	cat >"$STATE.evil.sh" <<'EOF2'
+#!/bin/bash
+d=$ORRERY_RUNTIME_JOB_STATS
+[ -n "$d" ] || exit 3
+ln -s /etc/shadow "$d/evil.$SLURM_PROCID.stats"
+printf 'active=1\nphases=99\n' >"$d/junk.$SLURM_PROCID.stats"
+mkdir "$d/sub.$SLURM_PROCID.stats"
+EOF2
+	chmod 755 "$STATE.evil.sh"
+	id=$(cd /tmp && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" timeout 20 sbatch --parsable -J rt-evil -N2 \
+		--ntasks-per-node=1 --comm-profile="$PROFILE" --comm-gate=auto -o /dev/null \
+		--wrap "srun $STATE.evil.sh" 2>"$OUT/evil.err")
+	[ -n "$id" ] || { not_ok "nobody's job submitted" "$(cat "$OUT/evil.err")"; return; }
+	line=$(sacct_gate "$id" gatetasks,gatephases)
+	st=$(timeout 10 sacct -n -X -j "$id" -o state%20 2>/dev/null | tr -d ' ')
+	if [ "$line" = "$id|2|0/0+bad|-" ] && [ "$st" = COMPLETED ] && [ -z "$(gate_dirs_left "$id")" ] &&
+	   grep -q "gate_stats: job $id: 3 file(s) not counted" "$STATE"/log/*.log 2>/dev/null; then
+		ok "nobody's job fills its statistics directory with a link to /etc/shadow, a file that is not statistics and a directory: none counted (orrery-sacct $line), one line per node in slurmd's log, all removed"
+	else
+		not_ok "untrusted statistics files are refused and removed" "state=$st sacct='$line'" \
+			"left: $(gate_dirs_left "$id")" "$(grep -h "gate_stats: job $id" "$STATE"/log/*.log 2>/dev/null | head -n 3)"
+	fi
+}
+
 t_bad_option
 t_single_node
 t_gated
 t_default_off
 t_sbatch
+t_gate_stats_sacct
+t_gate_stats_untrusted

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gate_stats.h"
 #include "orrery_runtime.h"
 
 #define MS ((int64_t)1000)
@@ -324,6 +325,60 @@ static void stats_file_at_exit(void **state)
 	assert_int_not_equal(system(want), 0);
 }
 
+/* ORRERY_RUNTIME_JOB_STATS (spank-orrery(8), gate_stats=1): a second copy,
+ * HOST.PID.stats in the job's directory, beside the user's own file, and
+ * the epilog's reader takes it. */
+static void job_stats_copy_at_exit(void **state)
+{
+	char e[64], jd[320], jenv[400], path[400], cmd[800], name[400];
+	struct ogs_totals t;
+	char err[128];
+	FILE *p;
+	const char *s;
+
+	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
+	snprintf(jd, sizeof(jd), "%s/job", dir);
+	assert_int_equal(mkdir(jd, 0700), 0);
+	snprintf(jenv, sizeof(jenv), "ORRERY_RUNTIME_JOB_STATS=%s", jd);
+	snprintf(path, sizeof(path), "ORRERY_RUNTIME_STATS=%s/own.stats", dir);
+	assert_int_equal(child(body_two_phases, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=30000", path, jenv, "SLURM_PROCID=1",
+			       NULL), 0);
+	/* exactly one file, named HOST.PID.stats, nothing temporary */
+	snprintf(cmd, sizeof(cmd), "ls %s", jd);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(name, sizeof(name), p));
+	assert_null(fgets(cmd, sizeof(cmd), p));
+	pclose(p);
+	name[strcspn(name, "\n")] = '\0';
+	assert_non_null(strstr(name, ".stats"));
+	assert_string_equal(name + strlen(name) - 6, ".stats");
+	snprintf(path, sizeof(path), "%s/%s", jd, name);
+	s = strdup(slurp(path) ? slurp(path) : "");
+	snprintf(cmd, sizeof(cmd), "%s/own.stats", dir);
+	assert_non_null(slurp(cmd));
+	assert_string_equal(s, slurp(cmd));	/* the same statistics */
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(ogs_stats_add(s, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.tasks, 1);
+	assert_int_equal(t.gated, 1);
+	assert_int_equal(t.phases, 2);
+	assert_int_equal(t.on_slot, 2);
+	assert_int_equal(t.wait_us, 40000);
+	assert_int_equal(t.relocked, 1);
+	free((char *) s);
+	/* a relative directory: refused, said, the user's own file still written */
+	snprintf(path, sizeof(path), "ORRERY_RUNTIME_STATS=%s/own2.stats", dir);
+	assert_int_equal(child(body_two_phases, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=30000", path,
+			       "ORRERY_RUNTIME_JOB_STATS=job", "ORRERY_RUNTIME_VERBOSE=1",
+			       NULL), 0);
+	assert_non_null(strstr(slurp(err_path), "ORRERY_RUNTIME_JOB_STATS='job': not an absolute path"));
+	snprintf(path, sizeof(path), "%s/own2.stats", dir);
+	assert_non_null(slurp(path));
+}
+
 static void stats_file_noop_says_why(void **state)
 {
 	char path[400], want[400];
@@ -518,6 +573,7 @@ int main(void)
 		cmocka_unit_test(threads_share_one_gate),
 		cmocka_unit_test(stats_file_at_exit),
 		cmocka_unit_test(stats_file_noop_says_why),
+		cmocka_unit_test(job_stats_copy_at_exit),
 		cmocka_unit_test(record_mode_timeline),
 		cmocka_unit_test(channel_updates),
 		cmocka_unit_test(channel_off_at_launch),

@@ -140,6 +140,7 @@ static void args_discover_keys(void **state)
 		const char *line, *needle;
 	} bad[] = {
 		{ "counters=on", "counters=on" },
+		{ "gate_stats=2", "gate_stats=2" },
 		{ "sysfs_root=sys", "absolute path" },
 		{ "sysfs_root=/fake/%u", "only %n" },
 		{ "counters_publisher=/usr/libexec/%n/pub", "no % expansions" },
@@ -149,13 +150,15 @@ static void args_discover_keys(void **state)
 
 	assert_int_equal(parse(""), 0);
 	assert_int_equal(osp_conf.counters, 0);
+	assert_int_equal(osp_conf.gate_stats, 0);
 	assert_int_equal(osp_conf.nic_affinity, 0);
 	assert_string_equal(osp_conf.sysfs_root, "/sys");
 	assert_non_null(strstr(osp_conf.counters_publisher, "orrery-counters-publish"));
 	assert_null(osp_conf.hwloc_xml);
 	assert_int_equal(parse("counters=1 sysfs_root=/var/tmp/fake/%n counters_publisher=/opt/o/pub "
-			       "nic_affinity=yes hwloc_xml=/etc/orrery/%n.xml"), 0);
+			       "nic_affinity=yes hwloc_xml=/etc/orrery/%n.xml gate_stats=1"), 0);
 	assert_int_equal(osp_conf.counters, 1);
+	assert_int_equal(osp_conf.gate_stats, 1);
 	assert_string_equal(osp_conf.sysfs_root, "/var/tmp/fake/%n");
 	assert_string_equal(osp_conf.counters_publisher, "/opt/o/pub");
 	assert_int_equal(osp_conf.nic_affinity, 1);
