@@ -444,8 +444,10 @@ static int write_stats(const char *path, const orrery_runtime_stats_t *s)
 }
 
 /* The user's file (ORRERY_RUNTIME_STATS) and the job's copy for
- * accounting, one per process: DIR/HOST.PID.stats, named when written so
- * that a forked child does not overwrite its parent's. */
+ * accounting, one per process: DIR/HOST.STEP.PID.stats, named when
+ * written so that a forked child does not overwrite its parent's, and
+ * with the step so that a pid used again by a later step does not
+ * overwrite an earlier step's ("batch" outside a step). */
 static int write_all_stats(const orrery_runtime_stats_t *s)
 {
 	char path[RT_PATH_MAX];
@@ -454,8 +456,14 @@ static int write_all_stats(const orrery_runtime_stats_t *s)
 	if (rt.stats_path[0] && write_stats(rt.stats_path, s) < 0)
 		rc = -1;
 	if (rt.job_stats_dir[0]) {
-		int n = snprintf(path, sizeof(path), "%s/%s.%ld.stats",
-				 rt.job_stats_dir, rt.host, (long)getpid());
+		const char *step = getenv("SLURM_STEP_ID");
+		int n;
+
+		if (!step || !step[0] || strlen(step) > 10 ||
+		    strspn(step, "0123456789") != strlen(step))
+			step = "batch";
+		n = snprintf(path, sizeof(path), "%s/%s.%s.%ld.stats",
+			     rt.job_stats_dir, rt.host, step, (long)getpid());
 
 		if (n < 0 || (size_t)n >= sizeof(path) || write_stats(path, s) < 0)
 			rc = -1;

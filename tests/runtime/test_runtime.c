@@ -343,8 +343,8 @@ static void job_stats_copy_at_exit(void **state)
 	snprintf(path, sizeof(path), "ORRERY_RUNTIME_STATS=%s/own.stats", dir);
 	assert_int_equal(child(body_two_phases, "ORRERY_PERIOD_US=100000", e,
 			       "ORRERY_SHIFT_US=30000", path, jenv, "SLURM_PROCID=1",
-			       NULL), 0);
-	/* exactly one file, named HOST.PID.stats, nothing temporary */
+			       "SLURM_STEP_ID=7", NULL), 0);
+	/* exactly one file, named HOST.STEP.PID.stats, nothing temporary */
 	snprintf(cmd, sizeof(cmd), "ls %s", jd);
 	p = popen(cmd, "r");
 	assert_non_null(p);
@@ -352,7 +352,7 @@ static void job_stats_copy_at_exit(void **state)
 	assert_null(fgets(cmd, sizeof(cmd), p));
 	pclose(p);
 	name[strcspn(name, "\n")] = '\0';
-	assert_non_null(strstr(name, ".stats"));
+	assert_non_null(strstr(name, ".7."));
 	assert_string_equal(name + strlen(name) - 6, ".stats");
 	snprintf(path, sizeof(path), "%s/%s", jd, name);
 	s = strdup(slurp(path) ? slurp(path) : "");
