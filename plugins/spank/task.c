@@ -7,9 +7,9 @@
  * ORRERY_EPOCH_US, ORRERY_SHIFT_US, ORRERY_JOB_SCORE, ORRERY_PHASE_OFFSET_US,
  * ORRERY_PHASE_SPAN_US, ORRERY_PHASES_US, ORRERY_CHANNEL and
  * ORRERY_RUNTIME_JOB_STATS (paths this plugin made), and with
- * --comm-gate=auto the admin's gate_library at the front of LD_PRELOAD.  The controller's names
- * are never taken from a value that passed through user hands unchecked:
- * everything is validated again here.
+ * --comm-gate=auto the admin's gate_library at the front of LD_PRELOAD.
+ * The controller's names are never taken from a value that passed through
+ * user hands unchecked: everything is validated again here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -128,8 +128,8 @@ int osp_epilog(spank_t sp)
 	if (job_id_from(sp, &id) < 0)
 		return 0;
 	/* This node's records, published together by one publisher. */
-	if (osp_conf.counters)
-		osp_counters_epilog(sp, id, recs, ORC_RECORD_MAX);
+	if (osp_conf.counters && osp_counters_epilog(sp, id, recs, ORC_RECORD_MAX) != 1)
+		recs[0] = '\0';	/* nothing, not a part */
 	n = strlen(recs);
 	if (osp_conf.gate_stats &&
 	    osp_gate_stats_epilog(sp, id, recs + n + !!n, OGS_RECORD_MAX) == 1 && n)
