@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 all_targets=(profile_spec profile_file orrery_conf state_file topology_conf
-	     admin_record spank_input)
+	     admin_record spank_input node_records)
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
 CC=${FUZZ_CC:-clang-14}
@@ -78,7 +78,7 @@ compile() {  # SRC OBJ
 export -f compile
 export CC CXX san glib_cflags build top
 
-newest_header=$(find "$top/lib" "$top/plugins" "$here" -name '*.h' -o -name '*.hpp' |
+newest_header=$(find "$top/lib" "$top/plugins" "$top/contrib/inventory" "$here" -name '*.h' -o -name '*.hpp' |
 		xargs ls -t | head -n 1)
 # liborrery's sources, C++ and C (lib/gate is C)
 lib_srcs=$(find "$top/lib" \( -name '*.cpp' -o -name '*.c' \) | sort)
@@ -88,7 +88,9 @@ $top/plugins/common/admin_comment.c
 $top/plugins/spank/args.c
 $top/plugins/spank/option.c
 $top/plugins/spank/relay.c
-$top/plugins/spank/gate.c"
+$top/plugins/spank/gate.c
+$top/contrib/inventory/counters.c
+$top/contrib/inventory/gate_stats.c"
 todo=()
 for src in $lib_srcs $plugin_srcs "${targets[@]/#/$here/}"; do
 	[ -f "$src" ] || src=$src.c
@@ -116,10 +118,14 @@ ar rcs "$lib_a" "${lib_objs[@]}" || {
 obj_of() { local rel=${1#$top/}; echo "$build/obj/${rel//\//_}.o"; }
 conf_o=$(obj_of "$top/plugins/select/orrery/orrery_conf.c")
 admin_o="$(obj_of "$top/plugins/select/orrery/admin_record.c") $(obj_of "$top/plugins/common/admin_comment.c")"
-spank_o="$(obj_of "$top/plugins/spank/args.c") $(obj_of "$top/plugins/spank/option.c") $(obj_of "$top/plugins/spank/relay.c") $(obj_of "$top/plugins/spank/gate.c")"
+spank_o="$(obj_of "$top/plugins/spank/args.c") $(obj_of "$top/plugins/spank/option.c") $(obj_of "$top/plugins/spank/relay.c") $(obj_of "$top/plugins/spank/gate.c
+$top/contrib/inventory/counters.c
+$top/contrib/inventory/gate_stats.c")"
+records_o="$(obj_of "$top/contrib/inventory/counters.c") $(obj_of "$top/contrib/inventory/gate_stats.c") $(obj_of "$top/plugins/common/admin_comment.c")"
 for t in "${targets[@]}"; do
 	case $t in
 	orrery_conf) extra=$conf_o ;;
+	node_records) extra=$records_o ;;
 	admin_record) extra=$admin_o ;;
 	spank_input) extra=$spank_o ;;
 	*) extra= ;;
@@ -139,7 +145,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # execution costs in proportion to its input's length.
 max_len() {
 	case $1 in
-	profile_spec|spank_input|admin_record) echo 16384 ;;
+	profile_spec|spank_input|admin_record|node_records) echo 16384 ;;
 	state_file|topology_conf) echo 8192 ;;
 	*) echo 65536 ;;
 	esac
