@@ -156,8 +156,8 @@ static char *missing_nodes(const char *nodelist, const char *comment,
 
 /* The gate's own statistics (spank-orrery(8), gate_stats=1): summed
  * over the tasks of the nodes that published them.  OnSlot is the share
- * of the gated phases that went on their slot; GateWait the time the gate
- * held communication, summed over tasks. */
+ * of the phases held for a slot that went on it; GateWait the time the
+ * gate held communication, summed over tasks. */
 static void gate_stats_cells(GPtrArray *row, const char *comment, int *is_orrery)
 {
 	struct ogs_totals g;
@@ -177,9 +177,10 @@ static void gate_stats_cells(GPtrArray *row, const char *comment, int *is_orrery
 	if (!g.gated)
 		return;
 	SET(C_GPHASES, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.phases));
-	if (g.phases)
+	/* Phases passed through while a gate was off had no slot. */
+	if (g.phases > g.passthrough)
 		SET(C_ONSLOT, g_strdup_printf("%.1f%%", 100.0 * (double) g.on_slot /
-					      (double) g.phases));
+					      (double) (g.phases - g.passthrough)));
 	SET(C_GMISSED, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.missed));
 	SET(C_GWAIT, g_strdup_printf("%.3fs", (double) g.wait_us / 1e6));
 	SET(C_REARMED, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.rearmed));
