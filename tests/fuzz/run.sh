@@ -118,9 +118,7 @@ ar rcs "$lib_a" "${lib_objs[@]}" || {
 obj_of() { local rel=${1#$top/}; echo "$build/obj/${rel//\//_}.o"; }
 conf_o=$(obj_of "$top/plugins/select/orrery/orrery_conf.c")
 admin_o="$(obj_of "$top/plugins/select/orrery/admin_record.c") $(obj_of "$top/plugins/common/admin_comment.c")"
-spank_o="$(obj_of "$top/plugins/spank/args.c") $(obj_of "$top/plugins/spank/option.c") $(obj_of "$top/plugins/spank/relay.c") $(obj_of "$top/plugins/spank/gate.c
-$top/contrib/inventory/counters.c
-$top/contrib/inventory/gate_stats.c")"
+spank_o="$(obj_of "$top/plugins/spank/args.c") $(obj_of "$top/plugins/spank/option.c") $(obj_of "$top/plugins/spank/relay.c") $(obj_of "$top/plugins/spank/gate.c")"
 records_o="$(obj_of "$top/contrib/inventory/counters.c") $(obj_of "$top/contrib/inventory/gate_stats.c") $(obj_of "$top/plugins/common/admin_comment.c")"
 for t in "${targets[@]}"; do
 	case $t in
