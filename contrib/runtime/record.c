@@ -38,6 +38,7 @@ struct rec_entry {
 static struct {
 	int enabled;
 	char path[RT_PATH_MAX];
+	size_t stem;              /* length of "PREFIX.<host>." in path */
 	char source[16];
 	FILE *f;
 	int failed;               /* the file could not be written: stop */
@@ -48,6 +49,15 @@ static struct {
 	uint64_t dropped;
 	uint64_t dropped_noted;   /* drops already noted in the file */
 } rec = { .source = "app" };
+
+/* PREFIX.<host>.<pid>.timeline: the pid of the process that records. */
+static int name_for_pid(void)
+{
+	int n = snprintf(rec.path + rec.stem, sizeof(rec.path) - rec.stem,
+			 "%ld.timeline", (long)getpid());
+
+	return n < 0 || (size_t)n >= sizeof(rec.path) - rec.stem ? -1 : 0;
+}
 
 void rec_init(void)
 {
@@ -71,9 +81,10 @@ void rec_init(void)
 		else
 			rec.max_lines = v;
 	}
-	n = snprintf(rec.path, sizeof(rec.path), "%s.%s.%ld.timeline", prefix,
-		     rt.host, (long)getpid());
-	if (n < 0 || (size_t)n >= sizeof(rec.path)) {
+	n = snprintf(rec.path, sizeof(rec.path), "%s.%s.", prefix, rt.host);
+	if (n > 0)
+		rec.stem = (size_t)n;
+	if (n < 0 || (size_t)n >= sizeof(rec.path) || name_for_pid() < 0) {
 		rt_log(1, RT_PREFIX "ORRERY_RECORD: prefix too long: not recording");
 		return;
 	}
@@ -84,6 +95,29 @@ void rec_init(void)
 	}
 	rec.enabled = 1;
 	rt_log(1, RT_PREFIX "recording collectives to %s", rec.path);
+}
+
+/* fork(): the parent's lines reach its file once.  What stdio holds is
+ * written before the fork; the child drops the parent's buffered lines
+ * and its copy of the parent's file, and records what it does itself to
+ * a file of its own pid (opened when it first has a line to write). */
+void rec_fork_prepare(void)
+{
+	if (rec.f)
+		fflush(rec.f);
+}
+
+void rec_fork_child(void)
+{
+	if (!rec.enabled)
+		return;
+	rec.n = 0;
+	if (rec.f)
+		fclose(rec.f);	/* its buffer is empty: writes nothing */
+	rec.f = NULL;
+	rec.count = rec.dropped = rec.dropped_noted = 0;
+	if (name_for_pid() < 0)
+		rec.failed = 1;
 }
 
 int rec_enabled(void)

@@ -216,6 +216,61 @@ static void at_exit(void)
 	orrery_runtime_finish();
 }
 
+/* fork() without exec: the child has the parent's counters and, through
+ * atexit, would write them again in a statistics file of its own pid,
+ * counted twice in the job's accounting (spank-orrery(8), gate_stats=1).
+ * So the child counts from the fork: the gate's counters then become a
+ * base subtracted from what it reports (the gate itself is left as it
+ * is: its state decides the child's slots), the runtime's own counters
+ * start at zero, and it writes files only if it does something before it
+ * exits (finish()'s "nothing since" rule).  The lock is held across the
+ * fork so that the child's copy of it is consistent. */
+static void at_fork_prepare(void)
+{
+	pthread_mutex_lock(&rt.lock);
+	rec_fork_prepare();
+}
+
+static void at_fork_parent(void)
+{
+	pthread_mutex_unlock(&rt.lock);
+}
+
+static void at_fork_child(void)
+{
+	if (rt.active) {
+		chan_gate_stats(&rt.fork_base);
+		rt.forked = 1;
+	}
+	rt.updates_received = rt.updates_applied = rt.late_switches = 0;
+	rt.stalls_passed = rt.short_periods = rt.relocked = 0;
+	rec_fork_child();
+	rt.finished = 1;
+	rt.finished_phases = 0;
+	rt.finished_records = 0;
+	rt.finish_rc = 0;
+	pthread_mutex_unlock(&rt.lock);
+}
+
+/* What the child has done since the fork.  max_wait_us stays the
+ * process's longest: the epilog takes a maximum over files, where the
+ * parent's is counted anyway. */
+static void since_fork(orrery_gate_stats_t *s)
+{
+	const orrery_gate_stats_t *b = &rt.fork_base;
+
+	s->phases -= b->phases;
+	s->on_slot -= b->on_slot;
+	s->late -= b->late;
+	s->missed -= b->missed;
+	s->passthrough -= b->passthrough;
+	s->total_wait_us -= b->total_wait_us;
+	s->total_late_us -= b->total_late_us;
+	s->reanchored -= b->reanchored;
+	s->rearmed -= b->rearmed;
+	s->disables -= b->disables;
+}
+
 int orrery_runtime_init(void)
 {
 	const char *s;
@@ -257,6 +312,7 @@ int orrery_runtime_init(void)
 		rt_log(1, RT_PREFIX "not gating: %s", rt.why);
 	pthread_mutex_unlock(&rt.lock);
 	atexit(at_exit);
+	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	return rt.active;
 }
 
@@ -319,6 +375,8 @@ static void stats_locked(orrery_runtime_stats_t *out)
 		const orrery_gate_stats_t *s = &cs;
 
 		chan_gate_stats(&cs);
+		if (rt.forked)
+			since_fork(&cs);
 
 		out->phases = s->phases;
 		out->on_slot = s->on_slot;

@@ -53,6 +53,10 @@ struct rt_state {
 	/* The caller's phase rule (orrery_runtime_phase_event). */
 	int bursts_counted;           /* 0 none, 1 on, 2 stopped */
 	uint64_t stalls_passed, short_periods, relocked;
+	/* A forked child counts from the fork (runtime.c, at_fork_child):
+	 * the gate's counters then, subtracted from what it reports. */
+	int forked;
+	orrery_gate_stats_t fork_base;
 };
 
 extern struct rt_state rt;
@@ -78,6 +82,8 @@ int rt_has_stats(void);
 void rec_init(void);              /* reads ORRERY_RECORD* */
 int rec_enabled(void);
 int rec_flush(int final);         /* 0, or -1 (logged) */
+void rec_fork_prepare(void);      /* the file's buffer written out */
+void rec_fork_child(void);        /* the child records to its own file */
 uint64_t rec_count(void);
 uint64_t rec_dropped(void);
 

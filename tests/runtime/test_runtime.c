@@ -379,6 +379,96 @@ static void job_stats_copy_at_exit(void **state)
 	assert_non_null(slurp(path));
 }
 
+/* fork() without exec: the child counts from the fork.  The parent had
+ * two phases and two collectives; a child with one phase and one
+ * collective writes only those, under its pid; a child that does nothing
+ * writes no file; the parent's own files hold its phases and lines once. */
+static void body_fork(void)
+{
+	pid_t pid;
+	int st;
+
+	CHECK(orrery_runtime_init() == 1);
+	orrery_runtime_release_at(E0 + 100 * MS);	/* on slots: no wait */
+	orrery_runtime_release_at(E0 + 200 * MS);
+	CHECK(orrery_runtime_record(100, 200, 4096, "p", "allreduce") == 1);
+	CHECK(orrery_runtime_record(300, 400, 4096, "p", "allreduce") == 1);
+	orrery_runtime_phase_event(ORRERY_RUNTIME_PHASE_STALL);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		orrery_runtime_stats_t s;
+
+		orrery_runtime_stats(&s);
+		if (s.phases != 0 || s.recorded != 0)
+			_exit(101);
+		orrery_runtime_release_at(E0 + 290 * MS);	/* waits 10 ms */
+		orrery_runtime_record(500, 600, 8, "c", "send");
+		exit(0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	pid = fork();
+	if (pid == 0)
+		exit(0);	/* did nothing: writes nothing */
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	orrery_runtime_release_at(E0 + 400 * MS);	/* the parent's third */
+}
+
+static void fork_child_counts_its_own(void **state)
+{
+	char e[64], jd[320], jenv[400], rec[400], cmd[800], line[400];
+	struct ogs_totals t;
+	char err[128];
+	int files = 0, lines = 0, timelines = 0;
+	FILE *p;
+
+	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
+	snprintf(jd, sizeof(jd), "%s/forkjob", dir);
+	assert_int_equal(mkdir(jd, 0700), 0);
+	snprintf(jenv, sizeof(jenv), "ORRERY_RUNTIME_JOB_STATS=%s", jd);
+	snprintf(rec, sizeof(rec), "ORRERY_RECORD=%s/fk", dir);
+	assert_int_equal(child(body_fork, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=0", jenv, rec, "SLURM_STEP_ID=0",
+			       NULL), 0);
+	/* two statistics files (parent, first child), summed as the epilog does */
+	memset(&t, 0, sizeof(t));
+	snprintf(cmd, sizeof(cmd), "ls %s", jd);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char path[800];
+		const char *s;
+
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", jd, line);
+		s = slurp(path);
+		assert_non_null(s);
+		assert_int_equal(ogs_stats_add(s, &t, err, sizeof(err)), 0);
+		files++;
+	}
+	pclose(p);
+	assert_int_equal(files, 2);
+	assert_int_equal(t.tasks, 2);
+	assert_int_equal(t.phases, 4);		/* 3 + 1, not 3 + 3 */
+	assert_int_equal(t.on_slot, 4);
+	assert_int_equal(t.wait_us, 10 * MS);	/* only the child waited */
+	/* two timelines; the parent's two lines are in one of them, once */
+	snprintf(cmd, sizeof(cmd), "cat %s/fk.*.timeline", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (strncmp(line, "# orrery-timeline", 17) == 0)
+			timelines++;
+		else if (line[0] != '#')
+			lines++;
+	}
+	pclose(p);
+	assert_int_equal(timelines, 2);
+	assert_int_equal(lines, 3);
+}
+
 static void stats_file_noop_says_why(void **state)
 {
 	char path[400], want[400];
@@ -574,6 +664,7 @@ int main(void)
 		cmocka_unit_test(stats_file_at_exit),
 		cmocka_unit_test(stats_file_noop_says_why),
 		cmocka_unit_test(job_stats_copy_at_exit),
+		cmocka_unit_test(fork_child_counts_its_own),
 		cmocka_unit_test(record_mode_timeline),
 		cmocka_unit_test(channel_updates),
 		cmocka_unit_test(channel_off_at_launch),
