@@ -7,11 +7,11 @@
 
 #include "query.h"
 
-orrery_cluster_t *cluster_load(const struct topo_opts *to, uint32_t max_candidates,
-			       int rank_spread, const char *jobs, const char *state,
-			       uint32_t gpus_per_node)
+orrery_cluster_t *cluster_load(const struct cluster_args *a,
+			       uint32_t max_candidates, int rank_spread)
 {
-	orrery_topology_t *t = topo_load(to);
+	const char *jobs = a->jobs, *state = a->state;
+	orrery_topology_t *t = topo_load(&a->to);
 	orrery_cluster_opts_t copts;
 	orrery_cluster_t *c = NULL;
 	orrery_error_t err;
@@ -33,7 +33,7 @@ orrery_cluster_t *cluster_load(const struct topo_opts *to, uint32_t max_candidat
 	}
 	orrery_topology_free(t);
 	t = NULL;
-	if (jobs && jobs_file_load(c, jobs, gpus_per_node))
+	if (jobs && jobs_file_load(c, jobs, (uint32_t)a->gpus_per_node))
 		goto fail;
 	if (state) {
 		size_t dropped = 0;

@@ -181,99 +181,86 @@ static void print_links(const orrery_cluster_t *c, const orrery_eval_t *e)
 		       "count none below K*C.\n", orrery_topology_flows(t));
 }
 
+struct place_args {
+	struct cluster_args ca;
+	const char *spec, *free_expr, *svg_dir;
+	uint64_t nodes, cand, show;
+	int spread;
+};
+
+static int take(int ch, const char *name, const char *arg, void *ctx)
+{
+	struct place_args *pa = ctx;
+	int taken = cluster_opt(&pa->ca, ch, name, arg);
+	uint64_t v;
+
+	if (taken)
+		return taken < 0 ? -1 : 0;
+	switch (ch) {
+	case 'p': pa->spec = arg; return 0;
+	case 'f': pa->free_expr = arg; return 0;
+	case 'd': pa->svg_dir = arg; return 0;
+	case 'N': return query_positive("nodes", arg, &pa->nodes);
+	case 'k': return query_positive("candidates", arg, &pa->cand);
+	case 'S': return query_positive("show", arg, &pa->show);
+	case 'r':
+		if (parse_uint(arg, ORRERY_RANK_SPREAD_MAX, &v)) {
+			qerr("--rank-spread '%s': expected a whole number 0..%d (0: locality first)",
+			     arg, ORRERY_RANK_SPREAD_MAX);
+			return -1;
+		}
+		pa->spread = (int)v;
+		return 0;
+	}
+	return -1;
+}
+
 int cmd_place(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		TOPO_LONG_OPTIONS,
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "state", required_argument, NULL, 's' },
+		CLUSTER_LONG_OPTIONS,
 		{ "nodes", required_argument, NULL, 'N' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "free", required_argument, NULL, 'f' },
 		{ "candidates", required_argument, NULL, 'k' },
 		{ "rank-spread", required_argument, NULL, 'r' },
 		{ "show", required_argument, NULL, 'S' },
-		{ "gpus-per-node", required_argument, NULL, 'g' },
 		{ "svg-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct topo_opts to;
-	const char *jobs = NULL, *state = NULL, *spec = NULL, *free_expr = NULL;
-	const char *svg_dir = NULL;
-	uint64_t nodes = 0, cand = 0, show = 10, gpn = 0;
+	struct place_args pa = { .show = 10, .spread = -1 };
 	orrery_cluster_t *c = NULL;
 	orrery_profile_t *p = NULL, *r = NULL;
 	orrery_placement_t *pl = NULL;
 	uint8_t *free_mask = NULL;
 	uint32_t *buf = NULL;
 	orrery_error_t err;
-	int c_, idx, rc = EXIT_INPUT, spread = -1;
+	int rc;
 	char a[FMT_N], b[FMT_N];
 
-	topo_opts_init(&to);
-	while ((c_ = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-		switch (c_) {
-		case 0:
-			if (topo_opt(&to, opts[idx].name, optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'j': jobs = optarg; break;
-		case 's': state = optarg; break;
-		case 'p': spec = optarg; break;
-		case 'f': free_expr = optarg; break;
-		case 'd': svg_dir = optarg; break;
-		case 'r': {
-			uint64_t v;
-			if (parse_uint(optarg, ORRERY_RANK_SPREAD_MAX, &v)) {
-				qerr("--rank-spread '%s': expected a whole number 0..%d (0: locality first)",
-				     optarg, ORRERY_RANK_SPREAD_MAX);
-				return EXIT_USAGE;
-			}
-			spread = (int)v;
-			break;
-		}
-		case 'N':
-		case 'k':
-		case 'S':
-		case 'g': {
-			uint64_t v;
-			if (parse_uint(optarg, 1000000, &v) || !v) {
-				qerr("--%s '%s': expected a positive whole number",
-				     opts[idx].name, optarg);
-				return EXIT_USAGE;
-			}
-			*(c_ == 'N' ? &nodes : c_ == 'k' ? &cand : c_ == 'S' ? &show : &gpn) = v;
-			break;
-		}
-		case 'h':
-			help(stdout);
-			return 0;
-		default:
-			help(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc || !nodes || !spec) {
-		if (optind < argc)
-			qerr("unexpected argument '%s'", argv[optind]);
-		else
-			qerr("--nodes and --profile are required");
+	cluster_args_init(&pa.ca);
+	rc = query_getopt(argc, argv, opts, help, take, &pa, QUERY_NO_OPERANDS);
+	if (rc != QUERY_GO)
+		return rc;
+	rc = EXIT_INPUT;
+	if (!pa.nodes || !pa.spec) {
+		qerr("--nodes and --profile are required");
 		help(stderr);
 		return EXIT_USAGE;
 	}
-	c = cluster_load(&to, (uint32_t)cand, spread, jobs, state, (uint32_t)gpn);
+	c = cluster_load(&pa.ca, (uint32_t)pa.cand, pa.spread);
 	if (!c)
 		return EXIT_INPUT;
 	const orrery_topology_t *t = orrery_cluster_topology(c);
 	size_t nn = orrery_topology_node_count(t);
 
-	if (orrery_profile_parse(spec, &p, &err)) {
+	if (orrery_profile_parse(pa.spec, &p, &err)) {
 		qerr("--profile: %s", err.message);
 		goto out;
 	}
 	if (orrery_profile_is_model(p)) {
-		orrery_shape_t shape = { (uint32_t)nodes, (uint32_t)gpn,
+		orrery_shape_t shape = { (uint32_t)pa.nodes, (uint32_t)pa.ca.gpus_per_node,
 					 orrery_topology_node_link(t) };
 		if (orrery_profile_resolve(p, &shape, &r, &err)) {
 			qerr("--profile: %s", err.message);
@@ -288,11 +275,11 @@ int cmd_place(int argc, char **argv)
 		qerr("out of memory");
 		goto out;
 	}
-	if (free_expr) {
+	if (pa.free_expr) {
 		uint32_t *idxs;
 		size_t n;
 		char msg[512];
-		if (expand_nodes(t, free_expr, &idxs, &n, msg, sizeof msg)) {
+		if (expand_nodes(t, pa.free_expr, &idxs, &n, msg, sizeof msg)) {
 			qerr("--free: %s", msg);
 			goto out;
 		}
@@ -313,11 +300,11 @@ int cmd_place(int argc, char **argv)
 
 	char *canon = orrery_profile_canonical(r);
 	printf("topology     %s: %zu nodes, %zu switches\n",
-	       to.path ? to.path : to.generate, nn, orrery_topology_switch_count(t));
+	       pa.ca.to.path ? pa.ca.to.path : pa.ca.to.generate, nn, orrery_topology_switch_count(t));
 	printf("running      %zu job%s%s%s; %zu nodes free\n", orrery_cluster_job_count(c),
 	       orrery_cluster_job_count(c) == 1 ? "" : "s",
-	       jobs || state ? " from " : "", jobs ? jobs : state ? state : "", n_free);
-	printf("new job      %llu nodes, %s\n", (unsigned long long)nodes,
+	       pa.ca.jobs || pa.ca.state ? " from " : "", pa.ca.jobs ? pa.ca.jobs : pa.ca.state ? pa.ca.state : "", n_free);
+	printf("new job      %llu nodes, %s\n", (unsigned long long)pa.nodes,
 	       canon ? canon : "?");
 	printf("             period %s, duty cycle %.1f %%, mean %s per node\n",
 	       fmt_time(a, sizeof a, orrery_profile_period_us(r)),
@@ -325,7 +312,7 @@ int cmd_place(int argc, char **argv)
 	       fmt_bw(b, sizeof b, (uint64_t)(orrery_profile_mean_demand_mbps(r) + 0.5)));
 	orrery_free(canon);
 
-	if (orrery_cluster_place(c, free_mask, (uint32_t)nodes, r, &pl, &err)) {
+	if (orrery_cluster_place(c, free_mask, (uint32_t)pa.nodes, r, &pl, &err)) {
 		qerr("%s", err.message);
 		goto out;
 	}
@@ -334,7 +321,7 @@ int cmd_place(int argc, char **argv)
 	       orrery_placement_enumerated(pl));
 	if (!np) {
 		printf("\nNo candidate: %zu free nodes for a %llu-node job.\n", n_free,
-		       (unsigned long long)nodes);
+		       (unsigned long long)pa.nodes);
 		rc = EXIT_NOPLACE;
 		goto out;
 	}
@@ -344,7 +331,7 @@ int cmd_place(int argc, char **argv)
 	char **hl = calloc(np, sizeof *hl);
 	if (!hl)
 		goto out;
-	for (size_t i = 0; i < np && i < show; i++) {
+	for (size_t i = 0; i < np && i < pa.show; i++) {
 		size_t n = orrery_placement_nodes(pl, i, buf, nn);
 		hl[i] = nodes_hostlist(t, buf, n);
 		int w = hl[i] ? (int)strlen(hl[i]) : 1;
@@ -353,7 +340,7 @@ int cmd_place(int argc, char **argv)
 	printf("\n  %-4s  %-*s  %-3s  %-6s  %-9s  %-6s  %-9s  %-11s  %s\n", "rank", wn,
 	       "nodes", "lca", "leaves", "score min", "mean", "slowdown", "shift",
 	       "gate period");
-	for (size_t i = 0; i < np && i < show; i++) {
+	for (size_t i = 0; i < np && i < pa.show; i++) {
 		const orrery_eval_t *e = orrery_placement_eval(pl, i);
 		double cost = orrery_placement_cost(pl, i);
 		char cb[16] = "-";
@@ -367,23 +354,23 @@ int cmd_place(int argc, char **argv)
 		       fmt_time(b, sizeof b, orrery_eval_period_us(e)));
 		free(hl[i]);
 	}
-	for (size_t i = 0; i < np && i < show; i++)
+	for (size_t i = 0; i < np && i < pa.show; i++)
 		if (orrery_placement_cost(pl, i) >= 0) {
 			printf("  slowdown: what placing the job there is predicted to add (itself and\n"
 			       "  the running jobs on its contended uplinks, orrery-score(7)); '-': not predicted\n");
 			break;
 		}
 	free(hl);
-	if (np > show)
-		printf("  (%zu more; --show N lists more)\n", np - show);
+	if (np > pa.show)
+		printf("  (%zu more; --show N lists more)\n", np - pa.show);
 
 	const orrery_eval_t *best = orrery_placement_eval(pl, 0);
 	print_links(c, best);
-	if (svg_dir && orrery_eval_link_count(best)) {
+	if (pa.svg_dir && orrery_eval_link_count(best)) {
 		size_t n = orrery_placement_nodes(pl, 0, buf, nn);
 		struct stat st;
-		if (stat(svg_dir, &st) || !S_ISDIR(st.st_mode)) {
-			qerr("--svg-dir %s: not a directory", svg_dir);
+		if (stat(pa.svg_dir, &st) || !S_ISDIR(st.st_mode)) {
+			qerr("--svg-dir %s: not a directory", pa.svg_dir);
 			goto out;
 		}
 		printf("\n");
@@ -395,7 +382,7 @@ int cmd_place(int argc, char **argv)
 				       orrery_topology_switch_name(t, l.switch_index));
 				continue;
 			}
-			if (link_svg(c, svg_dir, l.switch_index, l.capacity_mbps, r, buf, n,
+			if (link_svg(c, pa.svg_dir, l.switch_index, l.capacity_mbps, r, buf, n,
 				     orrery_eval_shift_us(best)))
 				goto out;
 		}

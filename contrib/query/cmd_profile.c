@@ -91,10 +91,8 @@ int parse_shape_opt(const char *name, const char *arg, orrery_shape_t *s)
 	uint64_t v;
 
 	if (!strcmp(name, "nodes") || !strcmp(name, "gpus-per-node")) {
-		if (parse_uint(arg, 1000000, &v) || !v) {
-			qerr("--%s '%s': expected a positive whole number", name, arg);
+		if (query_positive(name, arg, &v) < 0)
 			return -1;
-		}
 		if (!strcmp(name, "nodes"))
 			s->nodes = (uint32_t)v;
 		else
@@ -111,6 +109,11 @@ int parse_shape_opt(const char *name, const char *arg, orrery_shape_t *s)
 	return 0;
 }
 
+static int take(int ch, const char *name, const char *arg, void *ctx)
+{
+	return ch == 0 && parse_shape_opt(name, arg, ctx) > 0 ? 0 : -1;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -125,20 +128,11 @@ int cmd_profile(int argc, char **argv)
 	orrery_error_t err;
 	char *canon;
 	char a[FMT_N];
-	int c, idx;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-		if (c == 0) {
-			if (parse_shape_opt(opts[idx].name, optarg, &shape) < 0)
-				return EXIT_USAGE;
-		} else if (c == 'h') {
-			help(stdout);
-			return 0;
-		} else {
-			help(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	rc = query_getopt(argc, argv, opts, help, take, &shape, QUERY_OPERANDS);
+	if (rc != QUERY_GO)
+		return rc;
 	if (optind + 1 != argc) {
 		help(stderr);
 		return EXIT_USAGE;

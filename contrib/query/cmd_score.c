@@ -22,6 +22,41 @@ static void help(FILE *out)
 		"                          SPEC SPEC...\n");
 }
 
+struct score_args {
+	orrery_shape_t shape;
+	orrery_circle_opts_t copts;
+	const char *svg;
+	uint64_t cap;
+};
+
+static int take(int ch, const char *name, const char *arg, void *ctx)
+{
+	struct score_args *sa = ctx;
+	uint64_t v;
+
+	switch (ch) {
+	case 0:
+		return parse_shape_opt(name, arg, &sa->shape) > 0 ? 0 : -1;
+	case 'c':
+		if (parse_bandwidth(arg, &sa->cap)) {
+			qerr("--capacity '%s': expected a bandwidth such as 50Gbps", arg);
+			return -1;
+		}
+		return 0;
+	case 's':
+		sa->svg = arg;
+		return 0;
+	case 'b':
+		if (parse_uint(arg, 100000, &v) || v < 8) {
+			qerr("--bins '%s': expected a whole number from 8 to 100000", arg);
+			return -1;
+		}
+		sa->copts.bins = (uint32_t)v;
+		return 0;
+	}
+	return -1;
+}
+
 int cmd_score(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -34,49 +69,20 @@ int cmd_score(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	orrery_shape_t shape = { 0, 0, 0 };
-	orrery_circle_opts_t copts;
+	struct score_args sa = { .shape = { 0, 0, 0 } };
 	orrery_profile_t *prof[SCORE_MAX_JOBS] = { NULL };
 	orrery_link_result_t *res = NULL;
 	orrery_error_t err;
-	const char *svg = NULL;
-	uint64_t cap = 0, v;
 	size_t n = 0;
-	int c, idx, rc = EXIT_INPUT;
+	int rc;
 	char a[FMT_N], b[FMT_N], d[FMT_N];
 
-	orrery_circle_opts_default(&copts);
-	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-		switch (c) {
-		case 0:
-			if (parse_shape_opt(opts[idx].name, optarg, &shape) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'c':
-			if (parse_bandwidth(optarg, &cap)) {
-				qerr("--capacity '%s': expected a bandwidth such as 50Gbps", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 's':
-			svg = optarg;
-			break;
-		case 'b':
-			if (parse_uint(optarg, 100000, &v) || v < 8) {
-				qerr("--bins '%s': expected a whole number from 8 to 100000", optarg);
-				return EXIT_USAGE;
-			}
-			copts.bins = (uint32_t)v;
-			break;
-		case 'h':
-			help(stdout);
-			return 0;
-		default:
-			help(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (!cap || optind >= argc) {
+	orrery_circle_opts_default(&sa.copts);
+	rc = query_getopt(argc, argv, opts, help, take, &sa, QUERY_OPERANDS);
+	if (rc != QUERY_GO)
+		return rc;
+	rc = EXIT_INPUT;
+	if (!sa.cap || optind >= argc) {
 		help(stderr);
 		return EXIT_USAGE;
 	}
@@ -85,21 +91,21 @@ int cmd_score(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (int i = optind; i < argc; i++) {
-		prof[n] = profile_explicit(argv[i], &shape);
+		prof[n] = profile_explicit(argv[i], &sa.shape);
 		if (!prof[n])
 			goto out;
 		n++;
 	}
-	if (orrery_link_score((const orrery_profile_t *const *)prof, n, cap, NULL,
-			      &copts, &res, &err)) {
+	if (orrery_link_score((const orrery_profile_t *const *)prof, n, sa.cap, NULL,
+			      &sa.copts, &res, &err)) {
 		qerr("%s", err.message);
 		goto out;
 	}
-	printf("link         %s, %zu job%s\n", fmt_bw(a, sizeof a, cap), n,
+	printf("link         %s, %zu job%s\n", fmt_bw(a, sizeof a, sa.cap), n,
 	       n == 1 ? "" : "s");
 	printf("circle       perimeter %s, %u angles, %s search%s\n",
 	       fmt_time(a, sizeof a, orrery_link_result_perimeter_us(res)),
-	       copts.bins, orrery_link_result_exact(res) ? "exact" : "heuristic",
+	       sa.copts.bins, orrery_link_result_exact(res) ? "exact" : "heuristic",
 	       orrery_link_result_smeared(res)
 		       ? "\n             smeared: the periods could not be unified under "
 			 "the cap; demands are spread evenly (no rotation helps)"
@@ -122,8 +128,8 @@ int cmd_score(int argc, char **argv)
 	}
 	if (n >= 2) {
 		orrery_division_t *dv = NULL;
-		if (orrery_link_divide((const orrery_profile_t *const *)prof, n, cap,
-				       &copts, &dv, &err)) {
+		if (orrery_link_divide((const orrery_profile_t *const *)prof, n, sa.cap,
+				       &sa.copts, &dv, &err)) {
 			qerr("%s", err.message);
 			goto out;
 		}
@@ -131,13 +137,13 @@ int cmd_score(int argc, char **argv)
 		print_division(dv, NULL, 1);
 		orrery_division_free(dv);
 	}
-	if (svg) {
+	if (sa.svg) {
 		const char *labels[SCORE_MAX_JOBS];
 		char lab[SCORE_MAX_JOBS][16];
 		char title[128];
-		FILE *f = fopen(svg, "w");
+		FILE *f = fopen(sa.svg, "w");
 		if (!f) {
-			qerr("--svg %s: cannot create the file", svg);
+			qerr("--svg %s: cannot create the file", sa.svg);
 			goto out;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -145,17 +151,17 @@ int cmd_score(int argc, char **argv)
 			labels[i] = lab[i];
 		}
 		snprintf(title, sizeof title, "%zu jobs on a %s link", n,
-			 fmt_bw(a, sizeof a, cap));
+			 fmt_bw(a, sizeof a, sa.cap));
 		int wrc = orrery_link_result_write_svg(res, labels, title, f, &err);
 		if (fclose(f) && !wrc) {
 			wrc = ORRERY_EIO;
 			snprintf(err.message, sizeof err.message, "write error");
 		}
 		if (wrc) {
-			qerr("--svg %s: %s", svg, err.message);
+			qerr("--svg %s: %s", sa.svg, err.message);
 			goto out;
 		}
-		printf("\nwrote %s\n", svg);
+		printf("\nwrote %s\n", sa.svg);
 	}
 	rc = 0;
 out:

@@ -21,57 +21,36 @@ static void help(FILE *out)
 		"                          [--node-link CAP] [--uplink LEVEL=[Kx]CAP|SWITCH=[Kx]CAP]... [--flows N]\n");
 }
 
+static int take(int ch, const char *name, const char *arg, void *ctx)
+{
+	return cluster_opt(ctx, ch, name, arg) < 0 ? -1 : 0;
+}
+
 int cmd_solve(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		TOPO_LONG_OPTIONS,
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "state", required_argument, NULL, 's' },
-		{ "gpus-per-node", required_argument, NULL, 'g' },
+		CLUSTER_LONG_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct topo_opts to;
-	const char *jobs = NULL, *state = NULL;
-	uint64_t gpn = 0;
+	struct cluster_args ca;
 	orrery_cluster_t *c;
 	orrery_solve_t *s = NULL;
 	orrery_error_t err;
-	int ch, idx, rc = EXIT_INPUT;
+	int rc = EXIT_INPUT;
 	char a[FMT_N], b[FMT_N], d[FMT_N];
 
-	topo_opts_init(&to);
-	while ((ch = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-		switch (ch) {
-		case 0:
-			if (topo_opt(&to, opts[idx].name, optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'j': jobs = optarg; break;
-		case 's': state = optarg; break;
-		case 'g':
-			if (parse_uint(optarg, 1000000, &gpn) || !gpn) {
-				qerr("--gpus-per-node '%s': expected a positive whole number", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			help(stdout);
-			return 0;
-		default:
-			help(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc || (!jobs && !state)) {
-		if (optind < argc)
-			qerr("unexpected argument '%s'", argv[optind]);
-		else
-			qerr("--jobs or --state is required");
+	cluster_args_init(&ca);
+	rc = query_getopt(argc, argv, opts, help, take, &ca, QUERY_NO_OPERANDS);
+	if (rc != QUERY_GO)
+		return rc;
+	rc = EXIT_INPUT;
+	if (!ca.jobs && !ca.state) {
+		qerr("--jobs or --state is required");
 		help(stderr);
 		return EXIT_USAGE;
 	}
-	c = cluster_load(&to, 0, -1, jobs, state, (uint32_t)gpn);
+	c = cluster_load(&ca, 0, -1);
 	if (!c)
 		return EXIT_INPUT;
 	const orrery_topology_t *t = orrery_cluster_topology(c);

@@ -212,6 +212,27 @@ out:
 	free(below);
 }
 
+struct topology_args {
+	struct topo_opts to;
+	const char *write;
+	int list;
+};
+
+static int take(int ch, const char *name, const char *arg, void *ctx)
+{
+	struct topology_args *ta = ctx;
+
+	if (ch == 0)
+		return topo_opt(&ta->to, name, arg) > 0 ? 0 : -1;
+	if (ch == 'w')
+		ta->write = arg;
+	else if (ch == 'l')
+		ta->list = 1;
+	else
+		return -1;
+	return 0;
+}
+
 int cmd_topology(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -221,39 +242,26 @@ int cmd_topology(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct topo_opts to;
-	const char *write = NULL;
-	int list = -1, c, idx;
+	struct topology_args ta = { .list = -1 };
+	const struct topo_opts *to = &ta.to;
+	const char *write;
+	int list;
 	orrery_topology_t *t;
 	orrery_error_t err;
-	int rc = 0;
+	int rc;
 
-	topo_opts_init(&to);
-	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-		if (c == 0) {
-			if (topo_opt(&to, opts[idx].name, optarg) < 0)
-				return EXIT_USAGE;
-		} else if (c == 'w') {
-			write = optarg;
-		} else if (c == 'l') {
-			list = 1;
-		} else if (c == 'h') {
-			help(stdout);
-			return 0;
-		} else {
-			help(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		qerr("unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (!to.path && !to.generate) {
+	topo_opts_init(&ta.to);
+	rc = query_getopt(argc, argv, opts, help, take, &ta, QUERY_NO_OPERANDS);
+	if (rc != QUERY_GO)
+		return rc;
+	rc = 0;
+	write = ta.write;
+	list = ta.list;
+	if (!to->path && !to->generate) {
 		help(stderr);
 		return EXIT_USAGE;
 	}
-	t = topo_load(&to);
+	t = topo_load(to);
 	if (!t)
 		return EXIT_INPUT;
 	if (write) {
@@ -281,7 +289,7 @@ int cmd_topology(int argc, char **argv)
 	}
 	if (list < 0)
 		list = orrery_topology_switch_count(t) <= 32;
-	summary(t, to.path ? to.path : to.generate, list);
+	summary(t, to->path ? to->path : to->generate, list);
 	orrery_topology_free(t);
 	return rc ? EXIT_INPUT : 0;
 }

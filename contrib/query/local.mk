@@ -1,7 +1,7 @@
 # orrery-query: offline queries (profile, score, topology, place, solve).
 # Reads hostlists through libslurm when available (hostlist_slurm.c).
 bin_PROGRAMS += contrib/query/orrery-query
-contrib_query_orrery_query_SOURCES = contrib/query/main.c \
+contrib_query_orrery_query_SOURCES = contrib/query/main.c contrib/query/options.c \
 	contrib/query/query.h contrib/query/units.c contrib/query/topo_load.c \
 	contrib/query/cmd_topology.c contrib/query/cmd_profile.c \
 	contrib/query/cmd_score.c contrib/query/cmd_place.c \

@@ -73,12 +73,49 @@ orrery_topology_t *topo_load(const struct topo_opts *o);
 int parse_fabric(const char *spec, orrery_fabric_t *f, char *prefix_buf,
 		 size_t prefix_n);
 
+/* ---- options.c ---- */
+struct option;
+/* One option of a subcommand: its getopt value, its long name when that
+ * value is 0 (else NULL) and its argument.  0, or -1 after printing what
+ * is wrong with the value. */
+typedef int (*query_take_fn)(int ch, const char *name, const char *arg,
+			     void *ctx);
+#define QUERY_GO (-1)          /* query_getopt: go on with the operands  */
+#define QUERY_NO_OPERANDS 0    /* ... none accepted                      */
+#define QUERY_OPERANDS 1       /* ... the subcommand checks them         */
+/* getopt_long over opts ("h": --help).  Returns QUERY_GO with optind at
+ * the first operand, or the exit status: 0 after --help (usage on
+ * stdout), EXIT_USAGE for an unknown option (usage on stderr), a value
+ * take() refused, or an operand where none is accepted. */
+int query_getopt(int argc, char **argv, const struct option *opts,
+		 void (*help)(FILE *), query_take_fn take, void *ctx,
+		 int operands);
+/* --NAME ARG: a whole number 1..1000000; -1 (message printed) if not. */
+int query_positive(const char *name, const char *arg, uint64_t *out);
+
+/* The options of the subcommands that load running jobs (place, solve):
+ * the topology's, --jobs JOBSFILE, --state STATEFILE, --gpus-per-node G
+ * (getopt values 0, 'j', 's', 'g'). */
+struct cluster_args {
+	struct topo_opts to;
+	const char *jobs, *state;
+	uint64_t gpus_per_node;
+};
+#define CLUSTER_LONG_OPTIONS \
+	TOPO_LONG_OPTIONS, \
+	{ "jobs", required_argument, NULL, 'j' }, \
+	{ "state", required_argument, NULL, 's' }, \
+	{ "gpus-per-node", required_argument, NULL, 'g' }
+void cluster_args_init(struct cluster_args *a);
+/* 1 if taken, 0 if not one of them, -1 on a bad value (message printed). */
+int cluster_opt(struct cluster_args *a, int ch, const char *name,
+		const char *arg);
+
 /* ---- cluster_load.c ---- */
 /* topo_load() plus running jobs from a jobs file or a state file (either
  * may be NULL).  max_candidates 0 / rank_spread < 0 = library default.  NULL on error. */
-orrery_cluster_t *cluster_load(const struct topo_opts *to, uint32_t max_candidates,
-			       int rank_spread, const char *jobs, const char *state,
-			       uint32_t gpus_per_node);
+orrery_cluster_t *cluster_load(const struct cluster_args *a,
+			       uint32_t max_candidates, int rank_spread);
 
 /* ---- jobs_file.c ---- */
 /* Read a running-jobs file into c (doc/orrery-query.1, JOBS FILE).
