@@ -68,21 +68,21 @@ enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
        C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
        C_PATTERN, C_REQUESTED, C_FALLBACK, C_MISSING, C_REALIGNED,
        C_LASTGATE, C_HELD, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT, C_GMISSED,
-       C_GWAIT, C_REARMED, C_GOFF, N_COLS };
+       C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, N_COLS };
 static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"JobID", "JobName", "State", "NodeList", "GatePeriod", "Shift",
 	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
 	"XmitWait", "EcnMarked", "CnpHandled", "CnpSent", "Pattern",
 	"Requested", "Fallback", "CtrMissing", "Realigned", "LastGate", "Held",
 	"GateNodes", "GateTasks", "GatePhases", "OnSlot", "GateMissed",
-	"GateWait", "Rearmed", "GateOff", NULL
+	"GateWait", "Rearmed", "GateOff", "StatsMissing", NULL
 };
 /* The default view's order: what was asked, what orrery did with it,
  * what the network saw; the resolved pattern (long) last. */
 static const int human_order[N_COLS] = {
 	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_HELD, C_PERIOD,
 	C_SHIFT, C_REALIGNED, C_LASTGATE, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT,
-	C_GMISSED, C_GWAIT, C_REARMED, C_GOFF, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
+	C_GMISSED, C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
 	C_WAIT, C_ECN, C_CNPH, C_CNPS, C_PATTERN,
 };
 /* Columns never hidden for lack of data. */
@@ -119,14 +119,14 @@ static int64_t ended_ago(const char *end)
 }
 
 /*
- * The nodes of `nodelist' that have no ORRC1: record in `comment' (only
- * asked when at least one node has one: then the job measured counters
- * and every node should have published), each with why:
+ * The nodes of `nodelist' that have no record of `kind' ("ORRC1:",
+ * "ORRS1:") in `comment' (only asked when at least one node has one: then
+ * every node of the job should have published), each with why:
  * "NAME(pending)" while the job ended less than PUBLISH_GRACE_S ago, else
  * "NAME(lost)" (the node's publish.log says what happened).  "-": none.
  */
 static char *missing_nodes(const char *nodelist, const char *comment,
-			   int64_t ago)
+			   const char *kind, int64_t ago)
 {
 	g_autoptr(GPtrArray) hosts = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GString) out = g_string_new(NULL);
@@ -135,7 +135,7 @@ static char *missing_nodes(const char *nodelist, const char *comment,
 		return g_strdup("?(unreadable NodeList)");
 	for (guint i = 0; i < hosts->len; i++) {
 		const char *h = g_ptr_array_index(hosts, i);
-		g_autofree char *tok = g_strdup_printf("ORRC1:node=%s,", h);
+		g_autofree char *tok = g_strdup_printf("%snode=%s,", kind, h);
 		bool found = false;
 
 		/* a record is a whole word: at the start or after a space */
@@ -158,7 +158,8 @@ static char *missing_nodes(const char *nodelist, const char *comment,
  * over the tasks of the nodes that published them.  OnSlot is the share
  * of the phases held for a slot that went on it; GateWait the time the
  * gate held communication, summed over tasks. */
-static void gate_stats_cells(GPtrArray *row, const char *comment, int *is_orrery)
+static void gate_stats_cells(GPtrArray *row, const char *nodelist,
+			     const char *comment, int64_t ago, int *is_orrery)
 {
 	struct ogs_totals g;
 	int rc = ogs_comment_sum(comment, &g);
@@ -171,6 +172,8 @@ static void gate_stats_cells(GPtrArray *row, const char *comment, int *is_orrery
 	}
 	*is_orrery = 1;
 	SET(C_GNODES, g_strdup_printf("%u%s", g.nodes, rc < 0 ? "+bad" : ""));
+	/* Every node of the job publishes one, tasks=0 included. */
+	SET(C_SMISSING, missing_nodes(nodelist, comment, "ORRS1:", ago));
 	SET(C_GTASKS, g_strdup_printf("%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "%s",
 				      (guint64) g.gated, (guint64) g.tasks,
 				      g.bad ? "+bad" : ""));
@@ -255,7 +258,7 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 	if (t.nodes) {
 		*is_orrery = 1;
 		SET(C_CNODES, g_strdup_printf("%u%s", t.nodes, crc < 0 ? "+bad" : ""));
-		SET(C_MISSING, missing_nodes(f[3], f[5], ended_ago(f[4])));
+		SET(C_MISSING, missing_nodes(f[3], f[5], "ORRC1:", ended_ago(f[4])));
 		for (int c = 0; c < ORC_N; c++)
 			if (t.have & (1u << c))
 				SET(counter_col[c], g_strdup_printf("%" G_GUINT64_FORMAT,
@@ -263,7 +266,7 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 	} else if (crc < 0) {
 		SET(C_CNODES, g_strdup("bad"));
 	}
-	gate_stats_cells(row, f[5], is_orrery);
+	gate_stats_cells(row, f[3], f[5], ended_ago(f[4]), is_orrery);
 #undef SET
 	return row;
 }

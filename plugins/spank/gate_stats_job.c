@@ -187,8 +187,9 @@ int osp_gate_stats_epilog(spank_t sp, uint32_t id, char *rec, size_t len)
 	if (why[0])
 		slurm_error(OSP_LOG_PREFIX "gate_stats: job %" PRIu32 ": %" PRIu64 " file(s) not counted; first: %s",
 			    id, t.bad, why);
-	if (!t.tasks && !t.bad)
-		return 0;	/* no task of the job used the runtime here */
+	/* Also when no task of the job used the runtime here (tasks=0):
+	 * every node of the job then has a record, and one without is one
+	 * whose record was lost (orrery-sacct's StatsMissing). */
 	if (ogs_record_format(node, &t, rec, len) < 0) {
 		slurm_error(OSP_LOG_PREFIX "gate_stats: job %" PRIu32 ": node name '%s' cannot be recorded",
 			    id, node ? node : "(unknown)");

@@ -175,12 +175,12 @@ t_single_node() {
 
 # gate_stats=1: the gate's own statistics reach accounting, summed over
 # the job's tasks, one ORRS1: record per node (spank-orrery(8)).
-# orrery-sacct COLS for job $1, once every node's record is there (60 s).
+# orrery-sacct COLS for job $1, once its $2 nodes' records are there (60 s).
 sacct_gate() {
-	local id=$1 cols=$2 line
+	local id=$1 nodes=$2 cols=$3 line
 	for _ in $(seq 120); do
 		line=$(timeout 20 "$SACCT_TOOL" -j "$id" -o "jobid,gatenodes,$cols" --parsable --noheader 2>/dev/null | head -n 1)
-		case $line in "$id|2|"*) break ;; esac
+		case $line in "$id|$nodes|"*) break ;; esac
 		sleep 0.5
 	done
 	echo "$line"
@@ -190,7 +190,7 @@ gate_dirs_left() { ls -d "$STATE"/spool/*/orrery/"$1".gate 2>/dev/null; }
 t_gate_stats_sacct() {
 	local line ph want
 	[ -n "${SBATCH_ID:-}" ] || { not_ok "orrery-sacct: gate statistics of the sbatch job" "no sbatch job"; return; }
-	line=$(sacct_gate "$SBATCH_ID" gatetasks,gatephases,onslot,gatemissed,gatewait,rearmed,gateoff)
+	line=$(sacct_gate "$SBATCH_ID" 2 gatetasks,gatephases,onslot,gatemissed,gatewait,rearmed,gateoff)
 	# The user's own statistics files of the same tasks: what sacct must sum.
 	ph=$(( $(sed -n 's/^phases=//p' "$OUT/sbatch.stats.0" 2>/dev/null || echo 0) + \
 	       $(sed -n 's/^phases=//p' "$OUT/sbatch.stats.1" 2>/dev/null || echo 0) ))
@@ -205,6 +205,21 @@ t_gate_stats_sacct() {
 	*) not_ok "orrery-sacct: the sbatch job's gate statistics (want '$want...')" "got '$line'" \
 		"$(cat "$STATE"/spool/*/orrery/publish.log 2>/dev/null | tail -n 4)" ;;
 	esac
+}
+
+# The one-node job's task had no slot, so it used no gate: its node still
+# publishes a record (tasks=0), so a node without one is a lost record.
+t_gate_stats_idle() {
+	local id line
+	id=$(timeout 20 sacct -n -X -P --name rt-one -o jobid 2>/dev/null | tail -n 1)
+	[ -n "$id" ] || { not_ok "orrery-sacct: the one-node job's gate statistics" "no rt-one job in sacct"; return; }
+	line=$(sacct_gate "$id" 1 gatetasks,gatephases,statsmissing)
+	if [ "$line" = "$id|1|0/0|-|-" ]; then
+		ok "orrery-sacct: a node where no task used the gate still has its record (0/0 tasks, nothing missing: $line)"
+	else
+		not_ok "orrery-sacct: the one-node job's record says no task was gated (want '$id|1|0/0|-|-')" "got '$line'" \
+			"$(cat "$STATE"/spool/*/orrery/publish.log 2>/dev/null | tail -n 4)"
+	fi
 }
 
 # A job's user writes what they like into the job's statistics directory:
@@ -226,7 +241,7 @@ EOF2
 		--ntasks-per-node=1 --comm-profile="$PROFILE" --comm-gate=auto -o /dev/null \
 		--wrap "srun $STATE.evil.sh" 2>"$OUT/evil.err")
 	[ -n "$id" ] || { not_ok "nobody's job submitted" "$(cat "$OUT/evil.err")"; return; }
-	line=$(sacct_gate "$id" gatetasks,gatephases)
+	line=$(sacct_gate "$id" 2 gatetasks,gatephases)
 	st=$(timeout 10 sacct -n -X -j "$id" -o state%20 2>/dev/null | tr -d ' ')
 	if [ "$line" = "$id|2|0/0+bad|-" ] && [ "$st" = COMPLETED ] && [ -z "$(gate_dirs_left "$id")" ] &&
 	   grep -q "gate_stats: job $id: 3 file(s) not counted" "$STATE"/log/*.log 2>/dev/null; then
@@ -243,4 +258,5 @@ t_gated
 t_default_off
 t_sbatch
 t_gate_stats_sacct
+t_gate_stats_idle
 t_gate_stats_untrusted
