@@ -15,7 +15,7 @@ EXTRA_DIST += $(STATE_TEST_FILES)
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_cluster
 TESTS += tests/unit/test_cluster
-tests_unit_test_cluster_SOURCES = tests/unit/test_cluster.c
+tests_unit_test_cluster_SOURCES = tests/unit/test_cluster.c tests/unit/unit_helpers.h
 tests_unit_test_cluster_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSTATE_DATA_DIR='"$(abs_top_srcdir)/tests/data/state"'
 tests_unit_test_cluster_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

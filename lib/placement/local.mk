@@ -19,7 +19,7 @@ endif
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_place
 TESTS += tests/unit/test_place
-tests_unit_test_place_SOURCES = tests/unit/test_place.c
+tests_unit_test_place_SOURCES = tests/unit/test_place.c tests/unit/unit_helpers.h
 tests_unit_test_place_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_place_LDADD = lib/liborrery.la $(CMOCKA_LIBS) -lm
 endif

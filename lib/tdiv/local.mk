@@ -6,7 +6,7 @@ lib_liborrery_la_SOURCES += lib/tdiv/tdiv.hpp lib/tdiv/fluid.cpp \
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_tdiv
 TESTS += tests/unit/test_tdiv
-tests_unit_test_tdiv_SOURCES = tests/unit/test_tdiv.c
+tests_unit_test_tdiv_SOURCES = tests/unit/test_tdiv.c tests/unit/unit_helpers.h
 tests_unit_test_tdiv_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_tdiv_LDADD = lib/liborrery.la $(CMOCKA_LIBS) -lm
 endif

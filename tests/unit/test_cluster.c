@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "orrery.h"
+#include "unit_helpers.h"
 
 #ifndef STATE_DATA_DIR
 #error "STATE_DATA_DIR must name tests/data/state"
@@ -45,16 +46,6 @@ static orrery_topology_t *make_topo(int finalize)
 	return t;
 }
 
-static orrery_profile_t *profile(const char *spec)
-{
-	orrery_profile_t *p = NULL;
-	orrery_error_t err;
-	int rc = orrery_profile_parse(spec, &p, &err);
-	if (rc != ORRERY_OK)
-		fail_msg("parse '%s': %s", spec, err.message);
-	return p;
-}
-
 static orrery_cluster_t *make_cluster(void)
 {
 	orrery_topology_t *t = make_topo(1);
@@ -63,17 +54,6 @@ static orrery_cluster_t *make_cluster(void)
 	assert_int_equal(orrery_cluster_new(t, NULL, &c, &err), ORRERY_OK);
 	orrery_topology_free(t);
 	return c;
-}
-
-static void add(orrery_cluster_t *c, uint32_t id, const uint32_t *nodes, size_t n,
-		const char *spec, int64_t shift)
-{
-	orrery_profile_t *p = profile(spec);
-	orrery_error_t err;
-	int rc = orrery_cluster_add_job(c, id, nodes, n, p, shift, &err);
-	if (rc != ORRERY_OK)
-		fail_msg("add job %u: %s", id, err.message);
-	orrery_profile_free(p);
 }
 
 static void test_new(void **state)
@@ -113,7 +93,7 @@ static void test_jobs(void **state)
 	int64_t shift, period;
 	uint64_t v0 = orrery_cluster_version(c);
 
-	add(c, 20, a, 3, "period=100ms;up=0ms+50ms@100Gbps", 50000);
+	add_job(c, 20, a, 3, "period=100ms;up=0ms+50ms@100Gbps", 50000);
 	assert_true(orrery_cluster_version(c) > v0);
 	assert_int_equal(orrery_cluster_job_nodes(c, 20, got, 8), 3);
 	assert_int_equal(got[0], 0);
@@ -125,7 +105,7 @@ static void test_jobs(void **state)
 
 	/* A node shared with job 20 (OverSubscribe) is accepted. */
 	uint32_t b[] = {1, 2};
-	add(c, 10, b, 2, "period=250ms;up=0ms+10ms@10Gbps", 0);
+	add_job(c, 10, b, 2, "period=250ms;up=0ms+10ms@10Gbps", 0);
 	assert_int_equal(orrery_cluster_job_count(c), 2);
 	assert_int_equal(orrery_cluster_job_id(c, 0), 10);
 	assert_int_equal(orrery_cluster_job_id(c, 1), 20);
@@ -160,7 +140,7 @@ static void test_jobs(void **state)
 	assert_int_equal(orrery_cluster_job_shift_us(c, 20, &shift, NULL), ORRERY_ENOENT);
 	assert_null(orrery_cluster_job_profile(c, 20));
 	/* The id is free again. */
-	add(c, 20, a, 3, "period=100ms;up=0ms+50ms@100Gbps", 0);
+	add_job(c, 20, a, 3, "period=100ms;up=0ms+50ms@100Gbps", 0);
 	orrery_cluster_free(c);
 }
 
@@ -211,11 +191,11 @@ static void test_round_trip(void **state)
 	size_t dropped = 99;
 	struct stat st;
 
-	add(c, 1234, a, 4, "period=100ms;up=0ms+50ms@100Gbps", 50000);
-	add(c, 77, b, 2, "period=250ms;up=0ms+80ms@45Gbps;up=150ms+20ms@10Gbps/a2a", 123457);
+	add_job(c, 1234, a, 4, "period=100ms;up=0ms+50ms@100Gbps", 50000);
+	add_job(c, 77, b, 2, "period=250ms;up=0ms+80ms@45Gbps;up=150ms+20ms@10Gbps/a2a", 123457);
 	/* pipeline stages and rails survive the state file */
 	uint32_t pl[] = {2, 3, 6, 7};
-	add(c, 900, pl, 4, "period=100ms;up=0ms+30ms@25Gbps/pp4;up=50ms+20ms@400Gbps/rail8", 7000);
+	add_job(c, 900, pl, 4, "period=100ms;up=0ms+30ms@25Gbps/pp4;up=50ms+20ms@400Gbps/rail8", 7000);
 	orrery_cluster_set_epoch_us(c, 1764460800000000LL);
 	snprintf(path, sizeof path, "%s/state", tmpdir);
 	assert_int_equal(orrery_cluster_save(c, path, &err), ORRERY_OK);
@@ -286,7 +266,7 @@ static void expect_bad(const char *path, int code, const char *needle)
 	orrery_error_t err;
 	uint32_t a[] = {2, 3};
 	size_t dropped = 42;
-	add(c, 5, a, 2, "period=100ms;up=0ms+50ms@100Gbps", 25000);
+	add_job(c, 5, a, 2, "period=100ms;up=0ms+50ms@100Gbps", 25000);
 	orrery_cluster_set_epoch_us(c, 111);
 	uint64_t v = orrery_cluster_version(c);
 	int rc = orrery_cluster_load(c, path, &dropped, &err);
@@ -542,7 +522,7 @@ static void test_pipeline_scored(void **state)
 		orrery_profile_t *p = profile("period=100ms;up=0ms+80ms@50Gbps");
 		orrery_eval_t *e = NULL;
 		orrery_error_t err;
-		add(c, 1, run, 4, spec[k], 0);
+		add_job(c, 1, run, 4, spec[k], 0);
 		assert_int_equal(orrery_cluster_evaluate(c, mine, 2, p, &e, &err), ORRERY_OK);
 		assert_int_equal(orrery_eval_link_count(e), 2);
 		score[k] = orrery_eval_score_min(e);

@@ -15,19 +15,11 @@
 #include <string.h>
 
 #include "orrery.h"
+#include "unit_helpers.h"
 
 #define HALF "period=100ms;up=0ms+50ms@100Gbps"  /* 50% duty */
 #define HEAVY "period=100ms;up=0ms+80ms@100Gbps" /* 80% duty */
 #define EPS 1e-6
-
-static orrery_profile_t *profile(const char *spec)
-{
-	orrery_profile_t *p = NULL;
-	orrery_error_t err;
-	if (orrery_profile_parse(spec, &p, &err) != ORRERY_OK)
-		fail_msg("parse '%s': %s", spec, err.message);
-	return p;
-}
 
 /* spine over leaves leaf1..leafL of `per` nodes each; leaf uplinks of
  * uplink_mbps (0 = unknown). */
@@ -55,16 +47,6 @@ static orrery_cluster_t *two_tier(int leaves, int per, uint64_t uplink_mbps)
 	return c;
 }
 
-static void add(orrery_cluster_t *c, uint32_t id, const uint32_t *nodes, size_t n,
-		const char *spec, int64_t shift)
-{
-	orrery_profile_t *p = profile(spec);
-	orrery_error_t err;
-	if (orrery_cluster_add_job(c, id, nodes, n, p, shift, &err) != ORRERY_OK)
-		fail_msg("add job %u: %s", id, err.message);
-	orrery_profile_free(p);
-}
-
 static void mark_busy(uint8_t *free_nodes, size_t n, const uint32_t *busy, size_t nb)
 {
 	memset(free_nodes, 1, n);
@@ -77,8 +59,8 @@ static orrery_cluster_t *scenario(void)
 {
 	orrery_cluster_t *c = two_tier(4, 4, 100000);
 	uint32_t a[] = {0, 1, 4, 5}, cc[] = {8, 12};
-	add(c, 1, a, 4, HALF, 0);
-	add(c, 3, cc, 2, HEAVY, 0);
+	add_job(c, 1, a, 4, HALF, 0);
+	add_job(c, 3, cc, 2, HEAVY, 0);
 	return c;
 }
 
@@ -289,7 +271,7 @@ static void test_unknown_capacity(void **state)
 	orrery_error_t err;
 	orrery_link_eval_t l;
 	uint32_t a[] = {0, 2}, n[] = {1, 3};
-	add(c, 1, a, 2, HALF, 0);
+	add_job(c, 1, a, 2, HALF, 0);
 	assert_int_equal(orrery_cluster_evaluate(c, n, 2, b, &e, &err), ORRERY_OK);
 	assert_true(orrery_eval_score_min(e) == 1.0);
 	assert_int_equal(orrery_eval_link(e, 0, &l), ORRERY_OK);
@@ -436,7 +418,7 @@ static void test_prefers_less_shift_dependence(void **state)
 	uint32_t a[] = {0, 1, 4, 5}, nodes[6];
 	uint8_t f[16];
 
-	add(c, 1, a, 4, HALF, 0);
+	add_job(c, 1, a, 4, HALF, 0);
 	mark_busy(f, 16, a, 4);
 	assert_int_equal(orrery_cluster_place(c, f, 6, b, &p, &err), ORRERY_OK);
 	assert_true(orrery_placement_count(p) >= 2);
@@ -499,7 +481,7 @@ static void test_locality_first(void **state)
 	orrery_cluster_t *c = pods(0);
 	orrery_error_t err;
 	uint32_t x[] = {12, 16};
-	add(c, 9, x, 2, HEAVY, 0);
+	add_job(c, 9, x, 2, HEAVY, 0);
 
 	orrery_profile_t *b = profile(HALF);
 	orrery_placement_t *p = NULL, *q = NULL;
@@ -567,7 +549,7 @@ static void test_hold(void **state)
 {
 	orrery_cluster_t *c = pods(0);
 	uint32_t x[] = {12, 16};
-	add(c, 9, x, 2, HEAVY, 0);
+	add_job(c, 9, x, 2, HEAVY, 0);
 	orrery_placement_t *p = place_five(c);
 	double cost = orrery_placement_cost(p, 0);
 	assert_true(cost > 0.5);
@@ -617,7 +599,7 @@ static void test_hold_not_for_own_traffic(void **state)
 	orrery_placement_free(p);
 
 	uint32_t x[] = {12, 16};
-	add(c, 9, x, 2, HEAVY, 0);
+	add_job(c, 9, x, 2, HEAVY, 0);
 	p = place_five_as(c, wide);
 	double with = orrery_placement_cost(p, 0), held = orrery_placement_hold_cost(p, 0);
 	assert_true(held > 0.1);
@@ -642,7 +624,7 @@ static void test_spread_when_local_collides(void **state)
 {
 	orrery_cluster_t *c = pods(1);
 	uint32_t x[] = {12, 16}, nodes[8];
-	add(c, 9, x, 2, HEAVY, 0);
+	add_job(c, 9, x, 2, HEAVY, 0);
 	orrery_placement_t *p = place_five(c);
 	assert_int_equal(orrery_placement_leaf_count(p, 0), 3);
 	assert_int_equal(orrery_placement_nodes(p, 0, nodes, 8), 5);
@@ -666,8 +648,8 @@ static void test_spread_not_worth_it(void **state)
 {
 	orrery_cluster_t *c = pods(1);
 	uint32_t x[] = {12, 16}, y[] = {0, 4};
-	add(c, 9, x, 2, HEAVY, 0);
-	add(c, 10, y, 2, HEAVY, 0);
+	add_job(c, 9, x, 2, HEAVY, 0);
+	add_job(c, 10, y, 2, HEAVY, 0);
 	orrery_placement_t *p = place_five(c);
 	assert_int_equal(orrery_placement_leaf_count(p, 0), 2);
 	assert_int_equal(orrery_placement_lca_level(p, 0), 1);
@@ -695,7 +677,7 @@ static void test_spread_keeps_uncontended_order(void **state)
 				 ORRERY_OK);
 		orrery_cluster_free(base);
 		uint32_t a[] = {0, 1, 4, 5}, nodes[4];
-		add(c, 1, a, 4, HEAVY, 0);
+		add_job(c, 1, a, 4, HEAVY, 0);
 		orrery_profile_t *b = profile(HALF);
 		orrery_placement_t *p = NULL;
 		uint8_t f[16];
@@ -725,8 +707,8 @@ static void test_prediction_ranks_same_locality(void **state)
 	orrery_cluster_t *c = two_tier(6, 4, 100000);
 	orrery_error_t err;
 	uint32_t x[] = {0, 16}, y[] = {4, 8}, nodes[2];
-	add(c, 1, x, 2, HEAVY, 0);
-	add(c, 2, y, 2, HEAVY, 0);
+	add_job(c, 1, x, 2, HEAVY, 0);
+	add_job(c, 2, y, 2, HEAVY, 0);
 	uint8_t f[24];
 	memset(f, 0, sizeof f);
 	f[3] = f[7] = f[11] = 1;
@@ -766,7 +748,7 @@ static void test_ranking_keeps_leaves_whole(void **state)
 	orrery_cluster_t *c = two_tier(4, 4, 100000);
 	orrery_error_t err;
 	uint32_t x[] = {0, 4}, nodes[5];
-	add(c, 1, x, 2, HEAVY, 0);
+	add_job(c, 1, x, 2, HEAVY, 0);
 	uint8_t f[16];
 	uint32_t busy[] = {0, 4, 5, 12, 13, 14, 15};
 	mark_busy(f, 16, busy, 7);
@@ -901,8 +883,8 @@ static void test_solve_chain(void **state)
 	orrery_solve_link_t l;
 	uint32_t j1[] = {0, 4}, j2[] = {5, 8};
 	int64_t s1, s2, old;
-	add(c, 1, j1, 2, HALF, 0);
-	add(c, 2, j2, 2, HALF, 0);
+	add_job(c, 1, j1, 2, HALF, 0);
+	add_job(c, 2, j2, 2, HALF, 0);
 	assert_int_equal(orrery_cluster_solve(c, 0, &s, &err), ORRERY_OK);
 	assert_int_equal(orrery_solve_loops(s), 0);
 	assert_int_equal(orrery_solve_link_count(s), 1);  /* only leaf2 is shared */
@@ -932,9 +914,9 @@ static void test_solve_loop(void **state)
 	orrery_solve_t *s = NULL;
 	orrery_error_t err;
 	uint32_t j1[] = {0, 4}, j2[] = {5, 8}, j3[] = {1, 9};
-	add(c, 1, j1, 2, HALF, 0);
-	add(c, 2, j2, 2, HALF, 0);
-	add(c, 3, j3, 2, HALF, 0);
+	add_job(c, 1, j1, 2, HALF, 0);
+	add_job(c, 2, j2, 2, HALF, 0);
+	add_job(c, 3, j3, 2, HALF, 0);
 	uint64_t v = orrery_cluster_version(c);
 	assert_int_equal(orrery_cluster_solve(c, 1, &s, &err), ORRERY_OK);
 	assert_true(orrery_solve_loops(s) >= 1);

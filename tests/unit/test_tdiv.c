@@ -14,20 +14,12 @@
 #include <string.h>
 
 #include "orrery.h"
+#include "unit_helpers.h"
 
 /* 50 ms compute, then 50 ms Up at 50 Gb/s. */
 #define HALF50 "period=100ms;up=50ms+50ms@50Gbps"
 /* 40 ms compute, then 60 ms Up at 100 Gb/s. */
 #define SIXTY "period=100ms;up=40ms+60ms@100Gbps"
-
-static orrery_profile_t *profile(const char *spec)
-{
-	orrery_profile_t *p = NULL;
-	orrery_error_t err;
-	if (orrery_profile_parse(spec, &p, &err) != ORRERY_OK)
-		fail_msg("parse '%s': %s", spec, err.message);
-	return p;
-}
 
 static void assert_near(double got, double want, double rel)
 {
@@ -196,12 +188,9 @@ static orrery_cluster_t *four_leaves(void)
 static void add(orrery_cluster_t *c, uint32_t id, uint32_t n1, uint32_t n2,
 		const char *spec)
 {
-	orrery_profile_t *p = profile(spec);
-	orrery_error_t err;
 	uint32_t nodes[2] = { n1, n2 };
-	if (orrery_cluster_add_job(c, id, nodes, 2, p, 0, &err) != ORRERY_OK)
-		fail_msg("add job %u: %s", id, err.message);
-	orrery_profile_free(p);
+
+	add_job(c, id, nodes, 2, spec, 0);
 }
 
 /* Job 1 on leaf1+leaf3, job 2 on leaf1+leaf2, job 3 on leaf2+leaf4:
