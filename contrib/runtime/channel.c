@@ -30,9 +30,6 @@
 #include "runtime_internal.h"
 
 #define CHAN_LOOK_US 200000
-/* With a channel, the statistics file is also rewritten this often while
- * the job runs (a job that is cancelled never reaches atexit). */
-#define CHAN_STATS_US 2000000
 
 void chan_init(void)
 {
@@ -195,10 +192,6 @@ int chan_tick(int64_t now_us)
 		apply(now_us);
 	if (rt.chan_off)
 		rt.chan_passthrough++;
-	if (rt_has_stats() && now_us >= rt.chan_stats_us) {
-		rt.chan_stats_us = now_us + CHAN_STATS_US;
-		rt_write_stats_locked();
-	}
 	return rt.chan_off;
 }
 

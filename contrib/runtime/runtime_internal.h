@@ -35,12 +35,12 @@ struct rt_state {
 	uint64_t finished_records;
 	int finished;
 	int finish_rc;
+	int64_t stats_next_us;    /* next rewrite while running (runtime.c) */
 	/* The live channel (channel.c). */
 	char chan_path[RT_PATH_MAX];  /* "" = none */
 	uint32_t job_id;
 	int64_t phase_offset_us;
 	int64_t chan_next_us;         /* next look at the file */
-	int64_t chan_stats_us;        /* next rewrite of the stats file */
 	int64_t chan_mtime_ns, chan_ino, chan_size;
 	uint64_t chan_seen, chan_gen; /* newest read, in force */
 	int chan_pending, chan_off, chan_said;

@@ -6,7 +6,8 @@
  * RUNTIME_DIR/<jobid>.gate, a directory of the job's user, mode 0700.
  * user_init (task.c): ORRERY_RUNTIME_JOB_STATS names it in every task that
  * gets a slot; the runtime writes HOST.STEP.PID.stats there when the process
- * ends (and every few seconds while it runs, with the live channel).
+ * ends, and rewrites it every 2 s while it runs (a killed process never
+ * reaches its end).
  * job epilog (root, same nodes): sum those files into this node's ORRS1:
  * record for the publisher (publish.c) and remove the directory.
  *

@@ -51,13 +51,14 @@ unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY
 # loader's path); srun passes the environment on.
 export LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
-# The task: its environment, then the loop (65 ms compute + 4 x 1 MB).
+# The task: its environment, then the loop (65 ms compute + 4 x 1 MB),
+# 10 iterations or \$2.
 cat >"$OUT/task.sh" <<EOF
 #!/bin/bash
 tag=\$1
 env | grep -E '^(ORRERY_[A-Z_]+|LD_PRELOAD)=' | sort >"$OUT/\$tag.env.\$SLURM_PROCID"
 export ORRERY_RUNTIME_STATS="$OUT/\$tag.stats.%r" ORRERY_RUNTIME_VERBOSE=1
-exec "$LOOP" -n 10 -c 65000 -k 4 -o "$OUT/\$tag.loop.\$SLURM_PROCID"
+exec "$LOOP" -n \${2:-10} -c 65000 -k 4 -o "$OUT/\$tag.loop.\$SLURM_PROCID"
 EOF
 chmod 755 "$OUT/task.sh"
 
@@ -222,6 +223,39 @@ t_gate_stats_idle() {
 	fi
 }
 
+# Cancelled while it runs (the time limit alike): SIGTERM ends the tasks
+# without atexit, so the statistics the job's accounting gets are the ones
+# each runtime rewrote from its phases (every 2 s, orrery-runtime(7)).
+# Without them the nodes publish tasks=0 (0/0); with only the first
+# rewrite, one phase per task.
+t_gate_stats_killed() {
+	local id line st files deadline ph
+	id=$(timeout 20 sbatch --parsable -J rt-killed -N2 --ntasks-per-node=1 --comm-profile="$PROFILE" \
+		--comm-gate=auto -o "$OUT/killed.log" --wrap "srun $OUT/task.sh killed 100000" 2>"$OUT/killed.err")
+	[ -n "$id" ] || { not_ok "sbatch of the job to cancel" "$(cat "$OUT/killed.err")"; return; }
+	deadline=$(( $(date +%s) + 90 ))
+	while :; do	# both tasks have written their first statistics
+		files=$(ls "$STATE"/spool/*/orrery/"$id".gate/*.stats 2>/dev/null | wc -l)
+		[ "$files" -ge 2 ] || [ "$(date +%s)" -ge "$deadline" ] && break
+		sleep 0.5
+	done
+	sleep 4		# two more rewrites
+	timeout 10 scancel "$id"
+	line=$(sacct_gate "$id" 2 gatetasks,gatephases,statsmissing)
+	st=$(timeout 10 sacct -n -X -j "$id" -o state%20 2>/dev/null | tr -d ' ')
+	ph=$(cut -d'|' -f4 <<<"$line")
+	case $line in
+	"$id|2|2/2|"*"|-")
+		if [ "$ph" -ge 10 ] && [ "${st#CANCELLED}" != "$st" ]; then
+			ok "a gated job cancelled while it runs: both tasks in its accounting, $ph phases from the statistics they rewrote while running ($line)"
+		else
+			not_ok "the cancelled job's tasks counted with their phases (want >= 10, state CANCELLED)" "got '$line' state=$st"
+		fi ;;
+	*) not_ok "orrery-sacct: the cancelled job's gate statistics (want '$id|2|2/2|PHASES|-')" "got '$line' state=$st files=$files" \
+		"$(cat "$STATE"/spool/*/orrery/publish.log 2>/dev/null | tail -n 4)" ;;
+	esac
+}
+
 # A job's user writes what they like into the job's statistics directory:
 # a link to a root-only file, a file that is not statistics, a directory.
 # The epilog reads none of it, counts it as bad, and removes it.
@@ -259,4 +293,5 @@ t_default_off
 t_sbatch
 t_gate_stats_sacct
 t_gate_stats_idle
+t_gate_stats_killed
 t_gate_stats_untrusted

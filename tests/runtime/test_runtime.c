@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,7 +46,8 @@ static void clear_env(void)
 }
 
 /* Run body in a child with env "K=V" pairs (NULL-terminated); return its
- * exit status; its stderr goes to err_path. */
+ * exit status (128 + the signal that killed it); its stderr goes to
+ * err_path. */
 static int child(void (*body)(void), ...)
 {
 	va_list ap;
@@ -74,6 +76,8 @@ static int child(void (*body)(void), ...)
 	}
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
 	assert_true(WIFEXITED(st));
 	if (WEXITSTATUS(st) != 0) {
 		char line[512];
@@ -99,6 +103,26 @@ static char *slurp(const char *path)
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/* The files in d: how many, and the path of the last in out. */
+static int only_file(const char *d, char *out, size_t len)
+{
+	char cmd[400], name[400];
+	int n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls %s", d);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(name, sizeof(name), p)) {
+		name[strcspn(name, "\n")] = '\0';
+		snprintf(out, len, "%s/%s", d, name);
+		n++;
+	}
+	pclose(p);
+	return n;
 }
 
 static int setup(void **state)
@@ -330,10 +354,9 @@ static void stats_file_at_exit(void **state)
  * the epilog's reader takes it. */
 static void job_stats_copy_at_exit(void **state)
 {
-	char e[64], jd[320], jenv[400], path[400], cmd[800], name[400];
+	char e[64], jd[320], jenv[400], path[400], cmd[800];
 	struct ogs_totals t;
 	char err[128];
-	FILE *p;
 	const char *s;
 
 	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
@@ -345,16 +368,9 @@ static void job_stats_copy_at_exit(void **state)
 			       "ORRERY_SHIFT_US=30000", path, jenv, "SLURM_PROCID=1",
 			       "SLURM_STEP_ID=7", NULL), 0);
 	/* exactly one file, named HOST.STEP.PID.stats, nothing temporary */
-	snprintf(cmd, sizeof(cmd), "ls %s", jd);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	assert_non_null(fgets(name, sizeof(name), p));
-	assert_null(fgets(cmd, sizeof(cmd), p));
-	pclose(p);
-	name[strcspn(name, "\n")] = '\0';
-	assert_non_null(strstr(name, ".7."));
-	assert_string_equal(name + strlen(name) - 6, ".stats");
-	snprintf(path, sizeof(path), "%s/%s", jd, name);
+	assert_int_equal(only_file(jd, path, sizeof(path)), 1);
+	assert_non_null(strstr(path + strlen(jd), ".7."));
+	assert_string_equal(path + strlen(path) - 6, ".stats");
 	s = strdup(slurp(path) ? slurp(path) : "");
 	snprintf(cmd, sizeof(cmd), "%s/own.stats", dir);
 	assert_non_null(slurp(cmd));
@@ -467,6 +483,66 @@ static void fork_child_counts_its_own(void **state)
 	pclose(p);
 	assert_int_equal(timelines, 2);
 	assert_int_equal(lines, 3);
+}
+
+/* Killed (scancel, the time limit): no atexit.  The statistics are
+ * rewritten from the phases, at the first and then at most every 2 s of
+ * the caller's clock, so the job's directory holds what the process had
+ * done up to its last rewrite: phases 1-4 of 5 (the fifth came 100 ms
+ * after the rewrite at 2.2 s).  A process that is not gating writes its
+ * file (active=0) when it starts. */
+static void body_killed(void)
+{
+	CHECK(orrery_runtime_init() == 1);
+	orrery_runtime_release_at(E0 + 10 * MS);	/* first: written */
+	orrery_runtime_release_at(E0 + 110 * MS);
+	orrery_runtime_release_at(E0 + 1000 * MS);
+	orrery_runtime_release_at(E0 + 2200 * MS);	/* 2.19 s on: written */
+	orrery_runtime_release_at(E0 + 2300 * MS);
+	raise(SIGKILL);
+}
+
+static void body_noop_killed(void)
+{
+	CHECK(orrery_runtime_init() == 0);
+	orrery_runtime_release_at(E0 + 10 * MS);
+	raise(SIGKILL);
+}
+
+static void stats_rewritten_while_running(void **state)
+{
+	char e[64], jd[320], jenv[400], path[800];
+	struct ogs_totals t;
+	char err[128];
+	const char *s;
+
+	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
+	snprintf(jd, sizeof(jd), "%s/killed", dir);
+	assert_int_equal(mkdir(jd, 0700), 0);
+	snprintf(jenv, sizeof(jenv), "ORRERY_RUNTIME_JOB_STATS=%s", jd);
+	assert_int_equal(child(body_killed, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=0", jenv, "SLURM_STEP_ID=0", NULL),
+			 128 + SIGKILL);
+	assert_int_equal(only_file(jd, path, sizeof(path)), 1);
+	s = slurp(path);
+	assert_non_null(s);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(ogs_stats_add(s, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.tasks, 1);
+	assert_int_equal(t.gated, 1);
+	assert_int_equal(t.phases, 4);
+	assert_int_not_equal(unlink(path), -1);
+	/* not gating (ORRERY_GATE=off): its file from the start */
+	assert_int_equal(child(body_noop_killed, jenv, "ORRERY_GATE=off",
+			       "SLURM_STEP_ID=0", NULL), 128 + SIGKILL);
+	assert_int_equal(only_file(jd, path, sizeof(path)), 1);
+	s = slurp(path);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\nactive=0\nreason=ORRERY_GATE=off\n"));
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(ogs_stats_add(s, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.tasks, 1);
+	assert_int_equal(t.gated, 0);
 }
 
 static void stats_file_noop_says_why(void **state)
@@ -665,6 +741,7 @@ int main(void)
 		cmocka_unit_test(stats_file_noop_says_why),
 		cmocka_unit_test(job_stats_copy_at_exit),
 		cmocka_unit_test(fork_child_counts_its_own),
+		cmocka_unit_test(stats_rewritten_while_running),
 		cmocka_unit_test(record_mode_timeline),
 		cmocka_unit_test(channel_updates),
 		cmocka_unit_test(channel_off_at_launch),
