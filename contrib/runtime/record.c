@@ -4,8 +4,9 @@
  *
  * ORRERY_RECORD=PREFIX turns it on; the file is PREFIX.<host>.<pid>.timeline.
  * Memory is bounded: records are buffered RECORD_BUF at a time (about
- * 240 KiB) and appended to the file whenever the buffer fills and at
- * finish.  The file is bounded too: after ORRERY_RECORD_MAX_LINES lines
+ * 240 KiB) and appended to the file whenever the buffer fills, at most
+ * 2 s after they were recorded (rt_tick_locked: a killed process never
+ * reaches finish) and at finish.  The file is bounded too: after ORRERY_RECORD_MAX_LINES lines
  * (default 1,000,000, about 60 MB) later collectives are counted as
  * dropped, and a "# dropped N" comment says so.
  */
@@ -159,6 +160,8 @@ int rec_flush(int final)
 
 	if (!rec.enabled || rec.failed)
 		return rec.failed ? -1 : 0;
+	if (!final && rec.n == 0)
+		return 0;	/* a tick with nothing new: no file yet */
 	if (!rec.f && rec_open() < 0)
 		return -1;
 	for (i = 0; i < rec.n; i++) {
@@ -244,6 +247,7 @@ int orrery_runtime_record(int64_t start_us, int64_t end_us, uint64_t bytes,
 		e->comm[i++] = '-';
 	e->comm[i] = '\0';
 	rec.count++;
+	rt_tick_locked(end_us);
 out:
 	pthread_mutex_unlock(&rt.lock);
 	return rc;

@@ -324,25 +324,28 @@ int orrery_runtime_active(void)
 }
 
 /* A process that is killed (scancel, the time limit, an out-of-memory
- * kill: SIGTERM's default action too) never reaches atexit.  So a gated
- * process also rewrites its statistics files from its phases, at its
- * first and then at most every RT_STATS_REWRITE_US: what the job's
- * accounting gets from a killed task is its last rewrite, at most that
- * much older than its end.  Each rewrite is a new file renamed over the
- * old (write_stats), so the epilog never reads half of one.  After a
- * failed write it stops trying until exit, so as not to repeat the
- * error every few seconds.  Lock held. */
-#define RT_STATS_REWRITE_US 2000000
+ * kill: SIGTERM's default action too) never reaches atexit.  So what
+ * atexit would write is also written while the process runs, from its
+ * gated phases and its recorded collectives, at the first of them and
+ * then at most every RT_TICK_US: the statistics files are rewritten and
+ * the timeline's buffered lines appended.  What the job's accounting and
+ * orrery-capture get from a killed process is then at most that much
+ * older than its end.  Each rewrite is a new file renamed over the old
+ * (write_stats), so the epilog never reads half of one.  After a failed
+ * statistics write it stops rewriting until exit, so as not to repeat
+ * the error every few seconds (the timeline stops at its own failure).
+ * Lock held. */
+#define RT_TICK_US 2000000
 
-static void stats_tick(int64_t now_us)
+void rt_tick_locked(int64_t now_us)
 {
-	if (!rt_has_stats() || now_us < rt.stats_next_us)
+	if (now_us < rt.tick_next_us)
 		return;
-	if (rt_write_stats_locked() < 0) {
-		rt.stats_next_us = INT64_MAX;
+	rt.tick_next_us = now_us + RT_TICK_US;
+	rec_flush(0);
+	if (rt_has_stats() && !rt.stats_stopped && rt_write_stats_locked() < 0) {
+		rt.stats_stopped = 1;
 		rt_log(1, RT_PREFIX "statistics not rewritten while running from now on; tried again at exit");
-	} else {
-		rt.stats_next_us = now_us + RT_STATS_REWRITE_US;
 	}
 }
 
@@ -354,12 +357,12 @@ int64_t orrery_runtime_release_at(int64_t now_us)
 		return now_us;
 	pthread_mutex_lock(&rt.lock);
 	if (chan_tick(now_us)) {	/* gate turned off by the controller */
-		stats_tick(now_us);
+		rt_tick_locked(now_us);
 		pthread_mutex_unlock(&rt.lock);
 		return now_us;
 	}
 	t = orrery_gate_release_at(&rt.gate, now_us);
-	stats_tick(now_us);
+	rt_tick_locked(now_us);
 	if (rt.verbose >= 2) {
 		int64_t k = (t - rt.slot_base_us) / rt.gate.p.period_us;
 		rt_log(2, RT_PREFIX "phase %" PRIu64 ": ready %" PRId64 ", released %" PRId64 " (slot %" PRId64 "%s), waits %" PRId64 " us",

@@ -35,7 +35,8 @@ struct rt_state {
 	uint64_t finished_records;
 	int finished;
 	int finish_rc;
-	int64_t stats_next_us;    /* next rewrite while running (runtime.c) */
+	int64_t tick_next_us;     /* next write while running (rt_tick_locked) */
+	int stats_stopped;        /* a write failed: none until exit */
 	/* The live channel (channel.c). */
 	char chan_path[RT_PATH_MAX];  /* "" = none */
 	uint32_t job_id;
@@ -77,6 +78,10 @@ void chan_gate_stats(orrery_gate_stats_t *out);
 int rt_write_stats_locked(void);
 /* runtime.c: is any statistics file to be written? */
 int rt_has_stats(void);
+/* runtime.c: a phase or a collective at now_us: at most every 2 s,
+ * rewrite the statistics and append the buffered timeline (what a killed
+ * process leaves).  Lock held. */
+void rt_tick_locked(int64_t now_us);
 
 /* record.c; all called with rt.lock held. */
 void rec_init(void);              /* reads ORRERY_RECORD* */

@@ -39,7 +39,8 @@ LOOP=$BUILD/tests/runtime/nccl_train_loop
 PROFILE='period=100ms;up=5ms+10ms@10Gbps'
 PUBLISHER=$BUILD/contrib/inventory/orrery-counters-publish
 SACCT_TOOL=$BUILD/contrib/sacct/orrery-sacct
-cs_require "$PLUGIN" "$GATE" "$LOOP" "$PUBLISHER" "$SACCT_TOOL"
+CAPTURE=$BUILD/contrib/capture/orrery-capture
+cs_require "$PLUGIN" "$GATE" "$LOOP" "$PUBLISHER" "$SACCT_TOOL" "$CAPTURE"
 cs_trap
 
 cs_up rt "stand-in controller" --leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
@@ -52,12 +53,13 @@ unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY
 export LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # The task: its environment, then the loop (65 ms compute + 4 x 1 MB),
-# 10 iterations or \$2.
+# 10 iterations or \$2; recording its collectives when \$3 is given.
 cat >"$OUT/task.sh" <<EOF
 #!/bin/bash
 tag=\$1
 env | grep -E '^(ORRERY_[A-Z_]+|LD_PRELOAD)=' | sort >"$OUT/\$tag.env.\$SLURM_PROCID"
 export ORRERY_RUNTIME_STATS="$OUT/\$tag.stats.%r" ORRERY_RUNTIME_VERBOSE=1
+[ -z "\${3:-}" ] || export ORRERY_RECORD="$OUT/\$tag.rec" ORRERY_RECORD_SYNC=1
 exec "$LOOP" -n \${2:-10} -c 65000 -k 4 -o "$OUT/\$tag.loop.\$SLURM_PROCID"
 EOF
 chmod 755 "$OUT/task.sh"
@@ -227,11 +229,13 @@ t_gate_stats_idle() {
 # without atexit, so the statistics the job's accounting gets are the ones
 # each runtime rewrote from its phases (every 2 s, orrery-runtime(7)).
 # Without them the nodes publish tasks=0 (0/0); with only the first
-# rewrite, one phase per task.
+# rewrite, one phase per task.  The tasks also record their collectives:
+# the timelines, written as they go, still give orrery-capture the job's
+# 100 ms period (a recording run need not end by itself).
 t_gate_stats_killed() {
 	local id line st files deadline ph
 	id=$(timeout 20 sbatch --parsable -J rt-killed -N2 --ntasks-per-node=1 --comm-profile="$PROFILE" \
-		--comm-gate=auto -o "$OUT/killed.log" --wrap "srun $OUT/task.sh killed 100000" 2>"$OUT/killed.err")
+		--comm-gate=auto -o "$OUT/killed.log" --wrap "srun $OUT/task.sh killed 100000 rec" 2>"$OUT/killed.err")
 	[ -n "$id" ] || { not_ok "sbatch of the job to cancel" "$(cat "$OUT/killed.err")"; return; }
 	deadline=$(( $(date +%s) + 90 ))
 	while :; do	# both tasks have written their first statistics
@@ -254,6 +258,13 @@ t_gate_stats_killed() {
 	*) not_ok "orrery-sacct: the cancelled job's gate statistics (want '$id|2|2/2|PHASES|-')" "got '$line' state=$st files=$files" \
 		"$(cat "$STATE"/spool/*/orrery/publish.log 2>/dev/null | tail -n 4)" ;;
 	esac
+	if timeout 60 "$CAPTURE" -n 2 -s "$OUT"/killed.rec.*.timeline >"$OUT/killed.spec" 2>"$OUT/killed.capture.err" &&
+	   grep -q '^period=100ms;' "$OUT/killed.spec"; then
+		ok "the cancelled job's timelines ($(cat "$OUT"/killed.rec.*.timeline | grep -vc '^#') collectives) give orrery-capture its period: $(cat "$OUT/killed.spec")"
+	else
+		not_ok "orrery-capture on the cancelled job's timelines finds period=100ms" "$(cat "$OUT/killed.spec" "$OUT/killed.capture.err" 2>/dev/null | head -n 4)" \
+			"$(ls -l "$OUT"/killed.rec.* 2>&1 | head -n 3)"
+	fi
 }
 
 # A job's user writes what they like into the job's statistics directory:

@@ -486,19 +486,24 @@ static void fork_child_counts_its_own(void **state)
 }
 
 /* Killed (scancel, the time limit): no atexit.  The statistics are
- * rewritten from the phases, at the first and then at most every 2 s of
- * the caller's clock, so the job's directory holds what the process had
- * done up to its last rewrite: phases 1-4 of 5 (the fifth came 100 ms
- * after the rewrite at 2.2 s).  A process that is not gating writes its
- * file (active=0) when it starts. */
+ * rewritten and the timeline's buffer appended from the phases and the
+ * collectives, at the first and then at most every 2 s of the caller's
+ * clock, so the job's directory holds what the process had done up to
+ * the last write: phases 1-4 of 5, collectives 1-3 of 5 (the phase at
+ * 2.2 s wrote what came before it; what came after is lost).  A process
+ * that is not gating writes its file (active=0) when it starts. */
 static void body_killed(void)
 {
+	static const int64_t at[] = { 10, 110, 1000, 2200, 2300 };
+	size_t i;
+
 	CHECK(orrery_runtime_init() == 1);
-	orrery_runtime_release_at(E0 + 10 * MS);	/* first: written */
-	orrery_runtime_release_at(E0 + 110 * MS);
-	orrery_runtime_release_at(E0 + 1000 * MS);
-	orrery_runtime_release_at(E0 + 2200 * MS);	/* 2.19 s on: written */
-	orrery_runtime_release_at(E0 + 2300 * MS);
+	for (i = 0; i < sizeof(at) / sizeof(*at); i++) {
+		int64_t t = E0 + at[i] * MS;
+
+		orrery_runtime_release_at(t);	/* at 10 and 2200 ms: written */
+		CHECK(orrery_runtime_record(t, t + MS, 4096, "k", "allreduce") == 1);
+	}
 	raise(SIGKILL);
 }
 
@@ -511,17 +516,20 @@ static void body_noop_killed(void)
 
 static void stats_rewritten_while_running(void **state)
 {
-	char e[64], jd[320], jenv[400], path[800];
+	char e[64], jd[320], jenv[400], path[800], rec[400], line[200];
 	struct ogs_totals t;
 	char err[128];
 	const char *s;
+	int lines = 0;
+	FILE *f;
 
 	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
 	snprintf(jd, sizeof(jd), "%s/killed", dir);
 	assert_int_equal(mkdir(jd, 0700), 0);
 	snprintf(jenv, sizeof(jenv), "ORRERY_RUNTIME_JOB_STATS=%s", jd);
+	snprintf(rec, sizeof(rec), "ORRERY_RECORD=%s/kt", dir);
 	assert_int_equal(child(body_killed, "ORRERY_PERIOD_US=100000", e,
-			       "ORRERY_SHIFT_US=0", jenv, "SLURM_STEP_ID=0", NULL),
+			       "ORRERY_SHIFT_US=0", jenv, rec, "SLURM_STEP_ID=0", NULL),
 			 128 + SIGKILL);
 	assert_int_equal(only_file(jd, path, sizeof(path)), 1);
 	s = slurp(path);
@@ -532,6 +540,13 @@ static void stats_rewritten_while_running(void **state)
 	assert_int_equal(t.gated, 1);
 	assert_int_equal(t.phases, 4);
 	assert_int_not_equal(unlink(path), -1);
+	snprintf(path, sizeof(path), "cat %s/kt.*.timeline", dir);
+	f = popen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		lines += line[0] != '#';
+	pclose(f);
+	assert_int_equal(lines, 3);
 	/* not gating (ORRERY_GATE=off): its file from the start */
 	assert_int_equal(child(body_noop_killed, jenv, "ORRERY_GATE=off",
 			       "SLURM_STEP_ID=0", NULL), 128 + SIGKILL);
