@@ -25,6 +25,7 @@
 #include "orrery_runtime.h"
 
 #define MS ((int64_t)1000)
+#define E0 1800000000000000LL  /* an epoch, µs */
 
 static char dir[256];
 static char err_path[300];
@@ -125,6 +126,68 @@ static int only_file(const char *d, char *out, size_t len)
 	return n;
 }
 
+/* A job's environment for the runtime: its epoch, a statistics directory
+ * DIR/SUB made here, and a record prefix DIR/REC (REC may be NULL). */
+struct job_env {
+	char epoch[64], dir[320], stats[400], record[400];
+};
+
+static void job_env(struct job_env *j, const char *sub, const char *rec)
+{
+	snprintf(j->epoch, sizeof(j->epoch), "ORRERY_EPOCH_US=%lld", E0);
+	snprintf(j->dir, sizeof(j->dir), "%s/%s", dir, sub);
+	assert_int_equal(mkdir(j->dir, 0700), 0);
+	snprintf(j->stats, sizeof(j->stats), "ORRERY_RUNTIME_JOB_STATS=%s", j->dir);
+	snprintf(j->record, sizeof(j->record), "ORRERY_RECORD=%s/%s", dir, rec ? rec : "-");
+}
+
+/* Every statistics file in d summed into *t, as the epilog sums them;
+ * returns how many. */
+static int sum_dir(const char *d, struct ogs_totals *t)
+{
+	char cmd[400], line[400], path[800], err[128];
+	int files = 0;
+	FILE *p;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(cmd, sizeof(cmd), "ls %s", d);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		const char *s;
+
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", d, line);
+		s = slurp(path);
+		assert_non_null(s);
+		assert_int_equal(ogs_stats_add(s, t, err, sizeof(err)), 0);
+		files++;
+	}
+	pclose(p);
+	return files;
+}
+
+/* The records in the timelines DIR/REC.*.timeline; *files: how many. */
+static int timeline_lines(const char *rec, int *files)
+{
+	char cmd[400], line[400];
+	int lines = 0;
+	FILE *p;
+
+	*files = 0;
+	snprintf(cmd, sizeof(cmd), "cat %s/%s.*.timeline 2>/dev/null", dir, rec);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (strncmp(line, "# orrery-timeline", 17) == 0)
+			(*files)++;
+		else if (line[0] != '#')
+			lines++;
+	}
+	pclose(p);
+	return lines;
+}
+
 static int setup(void **state)
 {
 	snprintf(dir, sizeof(dir), "/tmp/orrery-rt-test.XXXXXX");
@@ -197,7 +260,6 @@ static void noop_on_bad_env(void **state)
 }
 
 /* ---------------------------------------------------------------- gating */
-#define E0 1800000000000000LL  /* an epoch, µs */
 
 /* period 100 ms, shift 30 ms, phase offset 20 ms: slots at E0 + 50 ms + k*100 ms */
 static void body_decisions(void)
@@ -354,39 +416,34 @@ static void stats_file_at_exit(void **state)
  * the epilog's reader takes it. */
 static void job_stats_copy_at_exit(void **state)
 {
-	char e[64], jd[320], jenv[400], path[400], cmd[800];
+	struct job_env j;
+	char path[400], own[400], text[65536];
 	struct ogs_totals t;
-	char err[128];
-	const char *s;
 
-	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
-	snprintf(jd, sizeof(jd), "%s/job", dir);
-	assert_int_equal(mkdir(jd, 0700), 0);
-	snprintf(jenv, sizeof(jenv), "ORRERY_RUNTIME_JOB_STATS=%s", jd);
+	job_env(&j, "job", NULL);
 	snprintf(path, sizeof(path), "ORRERY_RUNTIME_STATS=%s/own.stats", dir);
-	assert_int_equal(child(body_two_phases, "ORRERY_PERIOD_US=100000", e,
-			       "ORRERY_SHIFT_US=30000", path, jenv, "SLURM_PROCID=1",
+	assert_int_equal(child(body_two_phases, "ORRERY_PERIOD_US=100000", j.epoch,
+			       "ORRERY_SHIFT_US=30000", path, j.stats, "SLURM_PROCID=1",
 			       "SLURM_STEP_ID=7", NULL), 0);
 	/* exactly one file, named HOST.STEP.PID.stats, nothing temporary */
-	assert_int_equal(only_file(jd, path, sizeof(path)), 1);
-	assert_non_null(strstr(path + strlen(jd), ".7."));
+	assert_int_equal(only_file(j.dir, path, sizeof(path)), 1);
+	assert_non_null(strstr(path + strlen(j.dir), ".7."));
 	assert_string_equal(path + strlen(path) - 6, ".stats");
-	s = strdup(slurp(path) ? slurp(path) : "");
-	snprintf(cmd, sizeof(cmd), "%s/own.stats", dir);
-	assert_non_null(slurp(cmd));
-	assert_string_equal(s, slurp(cmd));	/* the same statistics */
-	memset(&t, 0, sizeof(t));
-	assert_int_equal(ogs_stats_add(s, &t, err, sizeof(err)), 0);
+	snprintf(own, sizeof(own), "%s/own.stats", dir);
+	assert_non_null(slurp(own));
+	assert_non_null(slurp(path));
+	memcpy(text, slurp(path), sizeof(text));
+	assert_string_equal(text, slurp(own));	/* the same statistics */
+	assert_int_equal(sum_dir(j.dir, &t), 1);
 	assert_int_equal(t.tasks, 1);
 	assert_int_equal(t.gated, 1);
 	assert_int_equal(t.phases, 2);
 	assert_int_equal(t.on_slot, 2);
 	assert_int_equal(t.wait_us, 40000);
 	assert_int_equal(t.relocked, 1);
-	free((char *) s);
 	/* a relative directory: refused, said, the user's own file still written */
 	snprintf(path, sizeof(path), "ORRERY_RUNTIME_STATS=%s/own2.stats", dir);
-	assert_int_equal(child(body_two_phases, "ORRERY_PERIOD_US=100000", e,
+	assert_int_equal(child(body_two_phases, "ORRERY_PERIOD_US=100000", j.epoch,
 			       "ORRERY_SHIFT_US=30000", path,
 			       "ORRERY_RUNTIME_JOB_STATS=job", "ORRERY_RUNTIME_VERBOSE=1",
 			       NULL), 0);
@@ -434,55 +491,23 @@ static void body_fork(void)
 
 static void fork_child_counts_its_own(void **state)
 {
-	char e[64], jd[320], jenv[400], rec[400], cmd[800], line[400];
+	struct job_env j;
 	struct ogs_totals t;
-	char err[128];
-	int files = 0, lines = 0, timelines = 0;
-	FILE *p;
+	int timelines;
 
-	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
-	snprintf(jd, sizeof(jd), "%s/forkjob", dir);
-	assert_int_equal(mkdir(jd, 0700), 0);
-	snprintf(jenv, sizeof(jenv), "ORRERY_RUNTIME_JOB_STATS=%s", jd);
-	snprintf(rec, sizeof(rec), "ORRERY_RECORD=%s/fk", dir);
-	assert_int_equal(child(body_fork, "ORRERY_PERIOD_US=100000", e,
-			       "ORRERY_SHIFT_US=0", jenv, rec, "SLURM_STEP_ID=0",
+	job_env(&j, "forkjob", "fk");
+	assert_int_equal(child(body_fork, "ORRERY_PERIOD_US=100000", j.epoch,
+			       "ORRERY_SHIFT_US=0", j.stats, j.record, "SLURM_STEP_ID=0",
 			       NULL), 0);
 	/* two statistics files (parent, first child), summed as the epilog does */
-	memset(&t, 0, sizeof(t));
-	snprintf(cmd, sizeof(cmd), "ls %s", jd);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
-		char path[800];
-		const char *s;
-
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, sizeof(path), "%s/%s", jd, line);
-		s = slurp(path);
-		assert_non_null(s);
-		assert_int_equal(ogs_stats_add(s, &t, err, sizeof(err)), 0);
-		files++;
-	}
-	pclose(p);
-	assert_int_equal(files, 2);
+	assert_int_equal(sum_dir(j.dir, &t), 2);
 	assert_int_equal(t.tasks, 2);
 	assert_int_equal(t.phases, 4);		/* 3 + 1, not 3 + 3 */
 	assert_int_equal(t.on_slot, 4);
 	assert_int_equal(t.wait_us, 10 * MS);	/* only the child waited */
 	/* two timelines; the parent's two lines are in one of them, once */
-	snprintf(cmd, sizeof(cmd), "cat %s/fk.*.timeline", dir);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
-		if (strncmp(line, "# orrery-timeline", 17) == 0)
-			timelines++;
-		else if (line[0] != '#')
-			lines++;
-	}
-	pclose(p);
+	assert_int_equal(timeline_lines("fk", &timelines), 3);
 	assert_int_equal(timelines, 2);
-	assert_int_equal(lines, 3);
 }
 
 /* Killed (scancel, the time limit): no atexit.  The statistics are
@@ -516,46 +541,29 @@ static void body_noop_killed(void)
 
 static void stats_rewritten_while_running(void **state)
 {
-	char e[64], jd[320], jenv[400], path[800], rec[400], line[200];
+	struct job_env j;
 	struct ogs_totals t;
-	char err[128];
-	const char *s;
-	int lines = 0;
-	FILE *f;
+	char path[800];
+	int timelines;
 
-	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
-	snprintf(jd, sizeof(jd), "%s/killed", dir);
-	assert_int_equal(mkdir(jd, 0700), 0);
-	snprintf(jenv, sizeof(jenv), "ORRERY_RUNTIME_JOB_STATS=%s", jd);
-	snprintf(rec, sizeof(rec), "ORRERY_RECORD=%s/kt", dir);
-	assert_int_equal(child(body_killed, "ORRERY_PERIOD_US=100000", e,
-			       "ORRERY_SHIFT_US=0", jenv, rec, "SLURM_STEP_ID=0", NULL),
-			 128 + SIGKILL);
-	assert_int_equal(only_file(jd, path, sizeof(path)), 1);
-	s = slurp(path);
-	assert_non_null(s);
-	memset(&t, 0, sizeof(t));
-	assert_int_equal(ogs_stats_add(s, &t, err, sizeof(err)), 0);
+	job_env(&j, "killed", "kt");
+	assert_int_equal(child(body_killed, "ORRERY_PERIOD_US=100000", j.epoch,
+			       "ORRERY_SHIFT_US=0", j.stats, j.record, "SLURM_STEP_ID=0",
+			       NULL), 128 + SIGKILL);
+	assert_int_equal(sum_dir(j.dir, &t), 1);
 	assert_int_equal(t.tasks, 1);
 	assert_int_equal(t.gated, 1);
 	assert_int_equal(t.phases, 4);
-	assert_int_not_equal(unlink(path), -1);
-	snprintf(path, sizeof(path), "cat %s/kt.*.timeline", dir);
-	f = popen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		lines += line[0] != '#';
-	pclose(f);
-	assert_int_equal(lines, 3);
+	assert_int_equal(timeline_lines("kt", &timelines), 3);
+	assert_int_equal(timelines, 1);
 	/* not gating (ORRERY_GATE=off): its file from the start */
-	assert_int_equal(child(body_noop_killed, jenv, "ORRERY_GATE=off",
+	assert_int_equal(only_file(j.dir, path, sizeof(path)), 1);
+	assert_int_not_equal(unlink(path), -1);
+	assert_int_equal(child(body_noop_killed, j.stats, "ORRERY_GATE=off",
 			       "SLURM_STEP_ID=0", NULL), 128 + SIGKILL);
-	assert_int_equal(only_file(jd, path, sizeof(path)), 1);
-	s = slurp(path);
-	assert_non_null(s);
-	assert_non_null(strstr(s, "\nactive=0\nreason=ORRERY_GATE=off\n"));
-	memset(&t, 0, sizeof(t));
-	assert_int_equal(ogs_stats_add(s, &t, err, sizeof(err)), 0);
+	assert_int_equal(only_file(j.dir, path, sizeof(path)), 1);
+	assert_non_null(strstr(slurp(path), "\nactive=0\nreason=ORRERY_GATE=off\n"));
+	assert_int_equal(sum_dir(j.dir, &t), 1);
 	assert_int_equal(t.tasks, 1);
 	assert_int_equal(t.gated, 0);
 }
