@@ -13,10 +13,11 @@
 # 5. Slurm 24.11: builds a Debian 13 root with Debian's 24.11 packages
 #    (contrib/slurm-root/build; cached in _build/trixie-root; in the
 #    background from step 1 on, beside the 22.05 build), builds orrery
-#    against 24.11.5 inside it and runs the integration, select and stress
-#    suites there against real 24.11 daemons (--skip-2411 leaves it out,
-#    --only-2411 runs only this part; ORRERY_2411_PORT_BASE moves its
-#    ports, default 21000: integration +0, select +40, stress +60;
+#    against 24.11.5 inside it and runs the integration, select, runtime,
+#    channel, discover and stress suites there against real 24.11 daemons
+#    (--skip-2411 leaves it out, --only-2411 runs only this part;
+#    ORRERY_2411_PORT_BASE moves its ports, default 21000: integration +0,
+#    select +40, stress +60, runtime +100, channel +200, discover +300;
 #    ORRERY_2411_STATE_PREFIX its state dirs, default /var/tmp/orrery).
 # Each suite's header names the Slurm release it runs against, and each
 # suite's result line its time.
@@ -282,8 +283,13 @@ fi  # only_2411
 # The same suites against Debian 13's Slurm 24.11, in a chroot (its
 # binaries need Debian 13's C library).  Reduced to fit CI's hour: no unit
 # tests (they do not depend on Slurm; the build proves the SPANK plugin and
-# the tools compile against 24.11), no options/runtime/netbed/discover
-# suites, and the stress burst at 200 jobs instead of 1000.
+# the tools compile against 24.11), no options, fidelity or netbed suites
+# (Slurm's option table, the simulator's agreement and real packets, which
+# 22.05 covers), and the stress burst at 200 jobs instead of 1000.  The
+# runtime, channel and discover suites run: the gate, its statistics and
+# counters in sacct, and the live channel go through the SPANK plugin,
+# slurmd's prolog and epilog and AdminComment updates, which differ by
+# release.
 if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
 	R() { "$top/contrib/slurm-root/run" "$root" "$@"; }
 	p24=${ORRERY_2411_PORT_BASE:-21000}
@@ -320,6 +326,7 @@ if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
 			R make -j2 >"$build/obj-24.11/make.out" 2>&1 ||
 				{ grep -E 'error|warning:' "$build/obj-24.11/make.out" | head -n 20; exit 1; }
 			R make install >/dev/null
+			R make tests/runtime/nccl_train_loop >/dev/null	# the runtime suite's loop
 		)
 		rc=$?
 		record "build ($sv24)" $rc
@@ -340,11 +347,23 @@ if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
 			R env ORRERY_SELECT_TEST_BASE="$s24-select-2411/cluster" \
 				ORRERY_SELECT_TEST_PORT=$((p24 + 40)) "$top/tests/select/run.sh" "$plugins24"
 			record "select plugin ($sv24)" $?
+			step "runtime ($sv24): srun --comm-gate=auto, fake-NCCL loop on the job's slots, gate statistics in sacct"
+			R "$top/tests/runtime/cluster.sh" --build-dir "$build/obj-24.11" \
+				--state-dir "$s24-rt-2411" --port-base $((p24 + 100))
+			record "runtime (NCCL gate on a cluster, $sv24)" $?
+			step "discover ($sv24): per-job congestion counters in sacct, NIC affinity, capacity check"
+			R env ORRERY_SELECT_PLUGIN_DIR="$plugins24" "$top/tests/discover/cluster.sh" \
+				--build-dir "$build/obj-24.11" --state-dir "$s24-di-2411" --port-base $((p24 + 300))
+			record "discover (cluster, $sv24)" $?
 			bg_join
 			step "stress ($sv24): faults, kill -9 restarts, bad state files and a 200-job burst"
 			R env ORRERY_STRESS_BASE="$s24-st-2411" ORRERY_STRESS_PORT=$((p24 + 60)) \
 				"$top/tests/stress/run.sh" --jobs 200 "$plugins24"
 			record "stress ($sv24)" $?
+			step "live channel ($sv24): gates re-aligned in running jobs, user tampering, kill -9 of slurmctld inside the saver gap"
+			R env ORRERY_SELECT_PLUGIN_DIR="$plugins24" "$top/tests/channel/cluster.sh" \
+				--build-dir "$build/obj-24.11" --state-dir "$s24-ch-2411" --port-base $((p24 + 200))
+			record "channel (live re-alignment, $sv24)" $?
 		else
 			record "select plugin ($sv24, not built)" 1
 		fi

@@ -187,6 +187,8 @@ grep -q "channel gen $want applied" "$OUT/A.out" && ok "A's ranks log the switch
 	not_ok "A's ranks log the switch" "$(grep -h orrery "$OUT/A.out" | tail -n 5)"
 
 # ---- tampering: nobody against root's job A and against their own job.
+# slurmctld logs the refusal for A as an AdminComment change (22.05) or as
+# an update of another user's job (24.11: "Invalid user id").
 nj=$(cd /tmp && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" timeout 20 sbatch --parsable -J ch-nobody -N1 -c1 -o /dev/null --wrap 'sleep 60' 2>"$OUT/nobody.err")
 wait_running "${nj:-0}" >/dev/null 2>&1
 gen_before=$(orrc "$a" gen)
@@ -200,7 +202,7 @@ sleep 2
 if [ $r1 -ne 0 ] && [ $r2 -ne 0 ] && [ $r3 -ne 0 ] && [ $r4 -ne 0 ] && [ -n "$nj" ] &&
    [ "$(orrc "$a" gen)" = "$gen_before" ] && [ -z "$(orrc "$nj" gen)" ] &&
    [ "$(stat_of "$OUT/A.stats.0" channel_gen)" = "$gen_before" ] &&
-   grep -q "Attempt to change admin_comment for JobId=$a" "$CTLD_LOG"; then
+   grep -qE "Attempt to change admin_comment for JobId=$a\$|update_job: JobId=$a uid=[0-9]+: Invalid user id" "$CTLD_LOG"; then
 	ok "nobody cannot set a gate: AdminComment of root's job A and of their own job refused ($e1), logged by slurmctld; the channel file and its directory are not writable; A stays at gen $gen_before"
 else
 	not_ok "nobody's attempts on the channel are refused" "r=$r1/$r2/$r3/$r4 nobody_job=${nj:-none} $(cat "$OUT/nobody.err")" "$e1" "$e2" "$e3" "$e4" \
