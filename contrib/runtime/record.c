@@ -4,11 +4,12 @@
  *
  * ORRERY_RECORD=PREFIX turns it on; the file is PREFIX.<host>.<pid>.timeline.
  * Memory is bounded: records are buffered RECORD_BUF at a time (about
- * 240 KiB) and appended to the file whenever the buffer fills, at most
- * 2 s after they were recorded (rt_tick_locked: a killed process never
- * reaches finish) and at finish.  The file is bounded too: after ORRERY_RECORD_MAX_LINES lines
- * (default 1,000,000, about 60 MB) later collectives are counted as
- * dropped, and a "# dropped N" comment says so.
+ * 240 KiB) and appended to the file whenever the buffer fills, at the
+ * first collective or gated phase 2 s or more after the last append
+ * (rt_tick_locked: a killed process never reaches finish) and at finish.
+ * The file is bounded too: after ORRERY_RECORD_MAX_LINES lines (default
+ * 1,000,000, about 60 MB) later collectives are counted as dropped, and a
+ * "# dropped N" comment says so.
  */
 #include <errno.h>
 #include <fcntl.h>

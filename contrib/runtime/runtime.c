@@ -329,8 +329,9 @@ int orrery_runtime_active(void)
  * gated phases and its recorded collectives, at the first of them and
  * then at most every RT_TICK_US: the statistics files are rewritten and
  * the timeline's buffered lines appended.  What the job's accounting and
- * orrery-capture get from a killed process is then at most that much
- * older than its end.  Each rewrite is a new file renamed over the old
+ * orrery-capture get from a killed process is then what it had done up
+ * to its last tick, about RT_TICK_US before its end while it was busy.
+ * Each rewrite is a new file renamed over the old
  * (write_stats), so the epilog never reads half of one.  After a failed
  * statistics write it stops rewriting until exit, so as not to repeat
  * the error every few seconds (the timeline stops at its own failure).
