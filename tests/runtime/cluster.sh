@@ -53,7 +53,7 @@ unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY
 export LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # The task: its environment, then the loop (65 ms compute + 4 x 1 MB),
-# 10 iterations or \$2; recording its collectives when \$3 is given.
+# 10 iterations or $2; recording its collectives when $3 is given.
 cat >"$OUT/task.sh" <<EOF
 #!/bin/bash
 tag=\$1

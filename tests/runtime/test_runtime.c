@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -106,23 +107,23 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* The files in d: how many, and the path of the last in out. */
-static int only_file(const char *d, char *out, size_t len)
+/* The files in d: how many; the paths of the first max in paths. */
+#define TEST_PATH 800
+static int dir_files(const char *d, char (*paths)[TEST_PATH], int max)
 {
-	char cmd[400], name[400];
+	DIR *dp = opendir(d);
+	struct dirent *e;
 	int n = 0;
-	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "ls %s", d);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(name, sizeof(name), p)) {
-		name[strcspn(name, "\n")] = '\0';
-		snprintf(out, len, "%s/%s", d, name);
+	assert_non_null(dp);
+	while ((e = readdir(dp))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (n < max)
+			snprintf(paths[n], TEST_PATH, "%s/%s", d, e->d_name);
 		n++;
 	}
-	pclose(p);
+	closedir(dp);
 	return n;
 }
 
@@ -145,26 +146,16 @@ static void job_env(struct job_env *j, const char *sub, const char *rec)
  * returns how many. */
 static int sum_dir(const char *d, struct ogs_totals *t)
 {
-	char cmd[400], line[400], path[800], err[128];
-	int files = 0;
-	FILE *p;
+	char paths[8][TEST_PATH], err[128];
+	int n = dir_files(d, paths, 8);
 
+	assert_true(n <= 8);
 	memset(t, 0, sizeof(*t));
-	snprintf(cmd, sizeof(cmd), "ls %s", d);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
-		const char *s;
-
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, sizeof(path), "%s/%s", d, line);
-		s = slurp(path);
-		assert_non_null(s);
-		assert_int_equal(ogs_stats_add(s, t, err, sizeof(err)), 0);
-		files++;
+	for (int i = 0; i < n; i++) {
+		assert_non_null(slurp(paths[i]));
+		assert_int_equal(ogs_stats_add(slurp(paths[i]), t, err, sizeof(err)), 0);
 	}
-	pclose(p);
-	return files;
+	return n;
 }
 
 /* The records in the timelines DIR/REC.*.timeline; *files: how many. */
@@ -417,7 +408,8 @@ static void stats_file_at_exit(void **state)
 static void job_stats_copy_at_exit(void **state)
 {
 	struct job_env j;
-	char path[400], own[400], text[65536];
+	char path[400], own[400], file[1][TEST_PATH];
+	char *text;
 	struct ogs_totals t;
 
 	job_env(&j, "job", NULL);
@@ -426,14 +418,15 @@ static void job_stats_copy_at_exit(void **state)
 			       "ORRERY_SHIFT_US=30000", path, j.stats, "SLURM_PROCID=1",
 			       "SLURM_STEP_ID=7", NULL), 0);
 	/* exactly one file, named HOST.STEP.PID.stats, nothing temporary */
-	assert_int_equal(only_file(j.dir, path, sizeof(path)), 1);
-	assert_non_null(strstr(path + strlen(j.dir), ".7."));
-	assert_string_equal(path + strlen(path) - 6, ".stats");
+	assert_int_equal(dir_files(j.dir, file, 1), 1);
+	assert_non_null(strstr(file[0] + strlen(j.dir), ".7."));
+	assert_string_equal(file[0] + strlen(file[0]) - 6, ".stats");
 	snprintf(own, sizeof(own), "%s/own.stats", dir);
 	assert_non_null(slurp(own));
-	assert_non_null(slurp(path));
-	memcpy(text, slurp(path), sizeof(text));
+	assert_non_null(slurp(file[0]));
+	text = strdup(slurp(file[0]));
 	assert_string_equal(text, slurp(own));	/* the same statistics */
+	free(text);
 	assert_int_equal(sum_dir(j.dir, &t), 1);
 	assert_int_equal(t.tasks, 1);
 	assert_int_equal(t.gated, 1);
@@ -543,7 +536,7 @@ static void stats_rewritten_while_running(void **state)
 {
 	struct job_env j;
 	struct ogs_totals t;
-	char path[800];
+	char file[1][TEST_PATH];
 	int timelines;
 
 	job_env(&j, "killed", "kt");
@@ -557,12 +550,12 @@ static void stats_rewritten_while_running(void **state)
 	assert_int_equal(timeline_lines("kt", &timelines), 3);
 	assert_int_equal(timelines, 1);
 	/* not gating (ORRERY_GATE=off): its file from the start */
-	assert_int_equal(only_file(j.dir, path, sizeof(path)), 1);
-	assert_int_not_equal(unlink(path), -1);
+	assert_int_equal(dir_files(j.dir, file, 1), 1);
+	assert_int_not_equal(unlink(file[0]), -1);
 	assert_int_equal(child(body_noop_killed, j.stats, "ORRERY_GATE=off",
 			       "SLURM_STEP_ID=0", NULL), 128 + SIGKILL);
-	assert_int_equal(only_file(j.dir, path, sizeof(path)), 1);
-	assert_non_null(strstr(slurp(path), "\nactive=0\nreason=ORRERY_GATE=off\n"));
+	assert_int_equal(dir_files(j.dir, file, 1), 1);
+	assert_non_null(strstr(slurp(file[0]), "\nactive=0\nreason=ORRERY_GATE=off\n"));
 	assert_int_equal(sum_dir(j.dir, &t), 1);
 	assert_int_equal(t.tasks, 1);
 	assert_int_equal(t.gated, 0);
