@@ -326,8 +326,8 @@ int orrery_runtime_active(void)
 /* A process that is killed (scancel, the time limit, an out-of-memory
  * kill: SIGTERM's default action too) never reaches atexit.  So what
  * atexit would write is also written while the process runs, from its
- * gated phases and its recorded collectives, at the first of them and
- * then at most every RT_TICK_US: the statistics files are rewritten and
+ * gated phases and its recorded collectives, at the first of them
+ * RT_TICK_US or more after the first, then at most every RT_TICK_US: the statistics files are rewritten and
  * the timeline's buffered lines appended.  What the job's accounting and
  * orrery-capture get from a killed process is then what it had done up
  * to its last tick, about RT_TICK_US before its end while it was busy.
@@ -340,6 +340,11 @@ int orrery_runtime_active(void)
 
 void rt_tick_locked(int64_t now_us)
 {
+	/* Not at the first: a job's first slots are not delayed by a write
+	 * on a cold file system, and a run shorter than RT_TICK_US writes
+	 * only at exit, as before. */
+	if (!rt.tick_next_us)
+		rt.tick_next_us = now_us + RT_TICK_US;
 	if (now_us < rt.tick_next_us)
 		return;
 	rt.tick_next_us = now_us + RT_TICK_US;

@@ -228,8 +228,7 @@ t_gate_stats_idle() {
 # Cancelled while it runs (the time limit alike): SIGTERM ends the tasks
 # without atexit, so the statistics the job's accounting gets are the ones
 # each runtime rewrote from its phases (every 2 s, orrery-runtime(7)).
-# Without them the nodes publish tasks=0 (0/0); with only the first
-# rewrite, one phase per task.  The tasks also record their collectives:
+# Without them the nodes publish tasks=0 (0/0).  The tasks also record their collectives:
 # the timelines, written as they go, still give orrery-capture the job's
 # 100 ms period (a recording run need not end by itself).
 t_gate_stats_killed() {
@@ -238,7 +237,7 @@ t_gate_stats_killed() {
 		--comm-gate=auto -o "$OUT/killed.log" --wrap "srun $OUT/task.sh killed 100000 rec" 2>"$OUT/killed.err")
 	[ -n "$id" ] || { not_ok "sbatch of the job to cancel" "$(cat "$OUT/killed.err")"; return; }
 	deadline=$(( $(date +%s) + 90 ))
-	while :; do	# both tasks have written their first statistics
+	while :; do	# both tasks have rewritten their statistics once (2 s in)
 		files=$(ls "$STATE"/spool/*/orrery/"$id".gate/*.stats 2>/dev/null | wc -l)
 		[ "$files" -ge 2 ] || [ "$(date +%s)" -ge "$deadline" ] && break
 		sleep 0.5

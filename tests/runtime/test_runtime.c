@@ -505,8 +505,8 @@ static void fork_child_counts_its_own(void **state)
 
 /* Killed (scancel, the time limit): no atexit.  The statistics are
  * rewritten and the timeline's buffer appended from the phases and the
- * collectives, at the first and then at most every 2 s of the caller's
- * clock, so the job's directory holds what the process had done up to
+ * collectives, 2 s after the first and then at most every 2 s of the
+ * caller's clock, so the job's directory holds what the process had done up to
  * the last write: phases 1-4 of 5, collectives 1-3 of 5 (the phase at
  * 2.2 s wrote what came before it; what came after is lost).  A process
  * that is not gating writes its file (active=0) when it starts. */
@@ -519,7 +519,7 @@ static void body_killed(void)
 	for (i = 0; i < sizeof(at) / sizeof(*at); i++) {
 		int64_t t = E0 + at[i] * MS;
 
-		orrery_runtime_release_at(t);	/* at 10 and 2200 ms: written */
+		orrery_runtime_release_at(t);	/* at 2200 ms: written */
 		CHECK(orrery_runtime_record(t, t + MS, 4096, "k", "allreduce") == 1);
 	}
 	raise(SIGKILL);
