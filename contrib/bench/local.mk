@@ -31,6 +31,18 @@ bench-place: contrib/bench/bench_place$(EXEEXT)
 	contrib/bench/bench_place
 .PHONY: bench-place
 
+# bench_runtime_write: what the runtime's periodic statistics write costs
+# the phase that comes due (the writer thread, orrery-runtime(7)).
+noinst_PROGRAMS += contrib/bench/bench_runtime_write
+contrib_bench_bench_runtime_write_SOURCES = contrib/bench/bench_runtime_write.c
+contrib_bench_bench_runtime_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/contrib/runtime
+contrib_bench_bench_runtime_write_LDADD = contrib/runtime/liborrery-runtime.la
+
+bench: bench-runtime-write
+bench-runtime-write: contrib/bench/bench_runtime_write$(EXEEXT)
+	contrib/bench/bench_runtime_write
+.PHONY: bench-runtime-write
+
 # select-job-test: job_test of select/orrery_cons_tres vs cons_tres in a
 # real slurmctld with 16/64/256 emulated nodes (root; not run by `make bench`).
 EXTRA_DIST += contrib/bench/select-job-test

@@ -176,8 +176,7 @@ static void apply(int64_t now_us)
 	       rt.rank, r->gen, now_us - r->apply_us,
 	       was_late ? " (late: read after it)" : "",
 	       r->gate ? "on" : "off");
-	if (rt_has_stats())
-		rt_write_stats_locked();	/* seen while the job runs */
+	rt.tick_now = 1;	/* written by this phase's tick: seen while the job runs */
 }
 
 int chan_tick(int64_t now_us)

@@ -8,6 +8,7 @@ contrib_runtime_liborrery_runtime_la_SOURCES = \
 	contrib/runtime/runtime_internal.h \
 	contrib/runtime/runtime.c \
 	contrib/runtime/record.c \
+	contrib/runtime/writer.c \
 	contrib/runtime/channel.c \
 	plugins/channel/channel_record.c plugins/channel/channel_record.h \
 	plugins/common/admin_comment.c plugins/common/admin_comment.h \

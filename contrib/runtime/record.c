@@ -3,9 +3,10 @@
  * (orrery-timeline(5)).
  *
  * ORRERY_RECORD=PREFIX turns it on; the file is PREFIX.<host>.<pid>.timeline.
- * Memory is bounded: records are buffered RECORD_BUF at a time (about
- * 240 KiB) and appended to the file whenever the buffer fills, at the
- * first collective or gated phase 2 s or more after the last append
+ * Memory is bounded: records are buffered RECORD_BUF at a time (two
+ * buffers of about 256 KiB: one fills while the writer thread appends the
+ * other, writer.c) and appended to the file whenever the buffer fills, at
+ * the first collective or gated phase 2 s or more after the last append
  * (rt_tick_locked: a killed process never reaches finish) and at finish.
  * The file is bounded too: after ORRERY_RECORD_MAX_LINES lines (default
  * 1,000,000, about 60 MB) later collectives are counted as dropped, and a
@@ -37,6 +38,9 @@ struct rec_entry {
 	uint8_t op;
 };
 
+/* rec.f, rec.io_failed and the spare buffer belong to whoever writes: the
+ * writer thread while it is busy, else a caller holding rt.lock with the
+ * writer idle (writer.c). */
 static struct {
 	int enabled;
 	char path[RT_PATH_MAX];
@@ -44,7 +48,8 @@ static struct {
 	char source[16];
 	FILE *f;
 	int failed;               /* the file could not be written: stop */
-	struct rec_entry *buf;
+	int io_failed;            /* what the writer found, read into failed */
+	struct rec_entry *buf, *spare;
 	size_t n;
 	uint64_t max_lines;
 	uint64_t count;           /* accepted (buffered or written) */
@@ -91,7 +96,8 @@ void rec_init(void)
 		return;
 	}
 	rec.buf = calloc(RECORD_BUF, sizeof(*rec.buf));
-	if (!rec.buf) {
+	rec.spare = calloc(RECORD_BUF, sizeof(*rec.spare));
+	if (!rec.buf || !rec.spare) {
 		rt_log(1, RT_PREFIX "ORRERY_RECORD: out of memory: not recording");
 		return;
 	}
@@ -119,7 +125,7 @@ void rec_fork_child(void)
 	rec.f = NULL;
 	rec.count = rec.dropped = rec.dropped_noted = 0;
 	if (name_for_pid() < 0)
-		rec.failed = 1;
+		rec.failed = rec.io_failed = 1;
 }
 
 int rec_enabled(void)
@@ -137,7 +143,7 @@ uint64_t rec_dropped(void)
 	return rec.dropped;
 }
 
-static int rec_open(void)
+static int rec_open(const char *source)
 {
 	int fd;
 
@@ -146,44 +152,82 @@ static int rec_open(void)
 		rt_log(1, RT_PREFIX "cannot write %s: %s: not recording", rec.path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		rec.failed = 1;
+		rec.io_failed = 1;
 		return -1;
 	}
 	fprintf(rec.f, "# orrery-timeline 1\n");
 	fprintf(rec.f, "# host=%s pid=%ld rank=%ld source=%s\n", rt.host,
-		(long)getpid(), rt.rank, rec.source);
+		(long)getpid(), rt.rank, source);
 	return 0;
 }
 
-int rec_flush(int final)
+/* The writer's side: append a batch (no lock; see above). */
+void rec_write_batch(const struct rec_batch *b)
 {
 	size_t i;
 
-	if (!rec.enabled || rec.failed)
-		return rec.failed ? -1 : 0;
-	if (!final && rec.n == 0)
-		return 0;	/* a tick with nothing new: no file yet */
-	if (!rec.f && rec_open() < 0)
-		return -1;
-	for (i = 0; i < rec.n; i++) {
-		const struct rec_entry *e = &rec.buf[i];
+	if (!b->n || rec.io_failed)
+		return;
+	if (!rec.f && rec_open(b->source) < 0)
+		return;
+	for (i = 0; i < b->n; i++) {
+		const struct rec_entry *e = &b->e[i];
 
 		fprintf(rec.f, "%" PRId64 " %" PRId64 " %" PRIu64 " %s %s\n",
 			e->start_us, e->end_us, e->bytes, e->comm, ops[e->op]);
 	}
-	rec.n = 0;
-	if (final && rec.dropped > rec.dropped_noted) {
-		fprintf(rec.f, "# dropped %" PRIu64 " (ORRERY_RECORD_MAX_LINES=%" PRIu64 ")\n",
-			rec.dropped, rec.max_lines);
-		rec.dropped_noted = rec.dropped;
-	}
 	if (fflush(rec.f) != 0 || ferror(rec.f)) {
 		rt_log(1, RT_PREFIX "writing %s: %s: not recording any more", rec.path,
 		       strerror(errno));
-		rec.failed = 1;
-		return -1;
+		rec.io_failed = 1;
 	}
-	return 0;
+}
+
+/* Lock held, writer idle: hand the buffered lines over (b->n 0: none),
+ * and stop recording if the writer could not write the last ones. */
+void rec_take_locked(struct rec_batch *b)
+{
+	struct rec_entry *full = rec.buf;
+
+	b->n = 0;
+	if (rec.io_failed)
+		rec.failed = 1;
+	if (!rec.enabled || rec.failed || !rec.n)
+		return;
+	b->e = full;
+	b->n = rec.n;
+	memcpy(b->source, rec.source, sizeof(b->source));
+	rec.buf = rec.spare;
+	rec.spare = full;
+	rec.n = 0;
+}
+
+/* finish: lock held, writer idle. */
+int rec_finish_locked(void)
+{
+	struct rec_batch b;
+
+	if (!rec.enabled)
+		return 0;
+	rec_take_locked(&b);
+	if (rec.failed)
+		return -1;
+	rec_write_batch(&b);
+	if (!rec.io_failed && !rec.f)
+		rec_open(rec.source);	/* a run with no collective: the header */
+	if (!rec.io_failed && rec.dropped > rec.dropped_noted) {
+		fprintf(rec.f, "# dropped %" PRIu64 " (ORRERY_RECORD_MAX_LINES=%" PRIu64 ")\n",
+			rec.dropped, rec.max_lines);
+		rec.dropped_noted = rec.dropped;
+		if (fflush(rec.f) != 0 || ferror(rec.f)) {
+			rt_log(1, RT_PREFIX "writing %s: %s: not recording any more", rec.path,
+			       strerror(errno));
+			rec.io_failed = 1;
+		}
+	}
+	if (rec.io_failed)
+		rec.failed = 1;
+	return rec.failed ? -1 : 0;
 }
 
 int orrery_runtime_set_source(const char *source)
@@ -230,9 +274,15 @@ int orrery_runtime_record(int64_t start_us, int64_t end_us, uint64_t bytes,
 		rc = 0;
 		goto out;
 	}
-	if (rec.n == RECORD_BUF && rec_flush(0) < 0) {
-		rc = 0;
-		goto out;
+	if (rec.n == RECORD_BUF) {	/* full: hand it over, waiting if need be */
+		if (wr_submit_locked()) {
+			wr_idle_locked();
+			wr_submit_locked();
+		}
+		if (rec.n) {	/* could not be handed over: the file failed */
+			rc = 0;
+			goto out;
+		}
 	}
 	e = &rec.buf[rec.n++];
 	e->start_us = start_us;

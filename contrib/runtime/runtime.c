@@ -228,16 +228,19 @@ static void at_exit(void)
 static void at_fork_prepare(void)
 {
 	pthread_mutex_lock(&rt.lock);
+	wr_fork_prepare();
 	rec_fork_prepare();
 }
 
 static void at_fork_parent(void)
 {
+	wr_fork_parent();
 	pthread_mutex_unlock(&rt.lock);
 }
 
 static void at_fork_child(void)
 {
+	wr_fork_child();
 	if (rt.active) {
 		chan_gate_stats(&rt.fork_base);
 		rt.forked = 1;
@@ -305,8 +308,12 @@ int orrery_runtime_init(void)
 	rec_init();
 	if (rt.active)
 		chan_init();
-	else if (rt_has_stats())
-		rt_write_stats_locked();	/* what a killed process leaves */
+	else if (rt_has_stats()) {	/* what a killed process leaves */
+		struct rt_snap snap;
+
+		rt_snap_locked(&snap);
+		rt_write_snap(&snap);
+	}
 	if (rt.active)
 		rt_log(1, RT_PREFIX "gating: period %" PRId64 " us, slots at %" PRId64 " + k * period (host %s, rank %ld)",
 		       rt.gate.p.period_us, rt.slot_base_us, rt.host, rt.rank);
@@ -327,32 +334,31 @@ int orrery_runtime_active(void)
  * kill: SIGTERM's default action too) never reaches atexit.  So what
  * atexit would write is also written while the process runs, from its
  * gated phases and its recorded collectives, at the first of them
- * RT_TICK_US or more after the first, then at most every RT_TICK_US: the statistics files are rewritten and
- * the timeline's buffered lines appended.  What the job's accounting and
- * orrery-capture get from a killed process is then what it had done up
- * to its last tick, about RT_TICK_US before its end while it was busy.
- * Each rewrite is a new file renamed over the old
- * (write_stats), so the epilog never reads half of one.  After a failed
- * statistics write it stops rewriting until exit, so as not to repeat
- * the error every few seconds (the timeline stops at its own failure).
- * Lock held. */
+ * RT_TICK_US or more after the first, then at most every RT_TICK_US,
+ * and at the first after the live channel changed the gate: the
+ * statistics files are rewritten and the timeline's buffered lines
+ * appended, by the writer thread (writer.c; the phase only hands them
+ * over).  What the job's accounting and orrery-capture get from a killed
+ * process is then what it had done up to its last tick, about RT_TICK_US
+ * before its end while it was busy.  Each rewrite is a new file renamed
+ * over the old (write_stats), so the epilog never reads half of one.
+ * After a failed statistics write it stops rewriting until exit, so as
+ * not to repeat the error every few seconds (the timeline stops at its
+ * own failure).  Lock held. */
 #define RT_TICK_US 2000000
 
 void rt_tick_locked(int64_t now_us)
 {
-	/* Not at the first: a job's first slots are not delayed by a write
-	 * on a cold file system, and a run shorter than RT_TICK_US writes
-	 * only at exit, as before. */
+	/* Not at the first: a run shorter than RT_TICK_US writes only at
+	 * exit. */
 	if (!rt.tick_next_us)
 		rt.tick_next_us = now_us + RT_TICK_US;
-	if (now_us < rt.tick_next_us)
+	if (now_us < rt.tick_next_us && !rt.tick_now)
 		return;
+	if (wr_submit_locked())
+		return;	/* the writer is still at the last one: next phase */
+	rt.tick_now = 0;
 	rt.tick_next_us = now_us + RT_TICK_US;
-	rec_flush(0);
-	if (rt_has_stats() && !rt.stats_stopped && rt_write_stats_locked() < 0) {
-		rt.stats_stopped = 1;
-		rt_log(1, RT_PREFIX "statistics not rewritten while running from now on; tried again at exit");
-	}
 }
 
 int64_t orrery_runtime_release_at(int64_t now_us)
@@ -476,15 +482,16 @@ void orrery_runtime_phase_event(int event)
 	pthread_mutex_unlock(&rt.lock);
 }
 
-static const char *bursts_counted(void)
+static const char *bursts_counted(int counted)
 {
-	return rt.bursts_counted == 1 ? "on" : rt.bursts_counted == 2 ? "stopped" : "none";
+	return counted == 1 ? "on" : counted == 2 ? "stopped" : "none";
 }
 
 /* ---------------------------------------------------------------- finish */
 
-static int write_stats(const char *path, const orrery_runtime_stats_t *s)
+static int write_stats(const char *path, const struct rt_snap *snap)
 {
+	const orrery_runtime_stats_t *s = &snap->s;
 	char tmp[RT_PATH_MAX + 32];
 	FILE *f;
 	int fd, bad;
@@ -526,7 +533,8 @@ static int write_stats(const char *path, const orrery_runtime_stats_t *s)
 		s->late_switches, s->last_apply_us, s->last_pub_us);
 	fprintf(f, "bursts_counted=%s\nstalls_passed=%" PRIu64 "\nshort_periods=%" PRIu64 "\n"
 		"relocked=%" PRIu64 "\n",
-		bursts_counted(), rt.stalls_passed, rt.short_periods, rt.relocked);
+		bursts_counted(snap->bursts_counted), snap->stalls_passed,
+		snap->short_periods, snap->relocked);
 	bad = ferror(f);
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path) != 0) {
@@ -542,7 +550,7 @@ static int write_stats(const char *path, const orrery_runtime_stats_t *s)
  * written so that a forked child does not overwrite its parent's, and
  * with the step so that a pid used again by a later step does not
  * overwrite an earlier step's ("batch" outside a step). */
-static int write_all_stats(const orrery_runtime_stats_t *s)
+int rt_write_snap(const struct rt_snap *s)
 {
 	char path[RT_PATH_MAX];
 	int rc = 0;
@@ -570,22 +578,28 @@ int rt_has_stats(void)
 	return rt.stats_path[0] || rt.job_stats_dir[0];
 }
 
-int rt_write_stats_locked(void)
+void rt_snap_locked(struct rt_snap *out)
 {
-	orrery_runtime_stats_t s;
-
-	stats_locked(&s);
-	return write_all_stats(&s);
+	stats_locked(&out->s);
+	out->bursts_counted = rt.bursts_counted;
+	out->stalls_passed = rt.stalls_passed;
+	out->short_periods = rt.short_periods;
+	out->relocked = rt.relocked;
 }
 
 int orrery_runtime_finish(void)
 {
+	struct rt_snap snap;
 	orrery_runtime_stats_t s;
 	int rc = 0;
 
 	orrery_runtime_init();
-	orrery_runtime_stats(&s);
 	pthread_mutex_lock(&rt.lock);
+	/* What the writer thread has in hand is written before this, so the
+	 * files end with the newest. */
+	wr_idle_locked();
+	rt_snap_locked(&snap);
+	s = snap.s;
 	/* atexit after an explicit call: only if something happened since. */
 	if (rt.finished && rt.finished_phases == s.phases &&
 	    rt.finished_records == s.recorded + s.record_dropped) {
@@ -593,9 +607,9 @@ int orrery_runtime_finish(void)
 		pthread_mutex_unlock(&rt.lock);
 		return rc;
 	}
-	if (rec_flush(1) < 0)
+	if (rec_finish_locked() < 0)
 		rc = -1;
-	if (write_all_stats(&s) < 0)
+	if (rt_write_snap(&snap) < 0)
 		rc = -1;
 	if (s.active)
 		rt_log(1, RT_PREFIX "rank %ld: %" PRIu64 " phases: %" PRIu64 " on slot, %" PRIu64 " late, %" PRIu64 " missed, %" PRIu64 " passed through; re-anchored %" PRIu64 ", turned off %" PRIu64 ", re-armed %" PRIu64 " time(s); gate %s%s; waited %.3f s (max %.3f ms)",
@@ -607,7 +621,7 @@ int orrery_runtime_finish(void)
 		       s.total_wait_us / 1e6, s.max_wait_us / 1e3);
 	if (s.active && rt.bursts_counted)
 		rt_log(1, RT_PREFIX "rank %ld: bursts counted: %s; %" PRIu64 " period(s) with a stalled burst passed, %" PRIu64 " gated before their other bursts were seen, %" PRIu64 " re-lock(s) on the first burst",
-		       rt.rank, bursts_counted(), rt.stalls_passed, rt.short_periods, rt.relocked);
+		       rt.rank, bursts_counted(rt.bursts_counted), rt.stalls_passed, rt.short_periods, rt.relocked);
 	if (rec_enabled())
 		rt_log(1, RT_PREFIX "rank %ld: recorded %" PRIu64 " collectives%s",
 		       rt.rank, s.recorded, s.record_dropped ? " (line limit reached: later ones dropped)" : "");

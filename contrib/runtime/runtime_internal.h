@@ -2,6 +2,7 @@
  * runtime_internal.h - state shared by the files of liborrery-runtime:
  *   runtime.c  environment, gate, waiting, statistics, finish
  *   record.c   record mode (the timeline file)
+ *   writer.c   the writes made while running, by a thread of their own
  * One process-wide instance, guarded by rt.lock.
  */
 #ifndef ORRERY_RUNTIME_INTERNAL_H
@@ -36,6 +37,7 @@ struct rt_state {
 	int finished;
 	int finish_rc;
 	int64_t tick_next_us;     /* next write while running (rt_tick_locked) */
+	int tick_now;             /* write at the next tick (the channel) */
 	int stats_stopped;        /* a write failed: none until exit */
 	/* The live channel (channel.c). */
 	char chan_path[RT_PATH_MAX];  /* "" = none */
@@ -74,19 +76,45 @@ void chan_init(void);                 /* reads ORRERY_CHANNEL */
 int chan_tick(int64_t now_us);
 /* Counters of the gate and of the gates it replaced. */
 void chan_gate_stats(orrery_gate_stats_t *out);
-/* Write ORRERY_RUNTIME_STATS now (runtime.c; lock held). */
-int rt_write_stats_locked(void);
+/* What a statistics file says, taken under rt.lock (runtime.c). */
+struct rt_snap {
+	orrery_runtime_stats_t s;
+	int bursts_counted;
+	uint64_t stalls_passed, short_periods, relocked;
+};
+void rt_snap_locked(struct rt_snap *out);
+/* Write both statistics files from a snapshot: no lock (the writer
+ * thread, or a caller holding rt.lock with the writer idle).  0 or -1. */
+int rt_write_snap(const struct rt_snap *s);
 /* runtime.c: is any statistics file to be written? */
 int rt_has_stats(void);
 /* runtime.c: a phase or a collective at now_us: at most every 2 s,
- * rewrite the statistics and append the buffered timeline (what a killed
- * process leaves).  Lock held. */
+ * hand the statistics and the buffered timeline to the writer (what a
+ * killed process leaves).  Lock held. */
 void rt_tick_locked(int64_t now_us);
 
-/* record.c; all called with rt.lock held. */
+/* writer.c.  Hand a statistics snapshot and the timeline's buffered lines
+ * to the writer thread: 0 handed over (or nothing to write, or written
+ * here when no thread could be started), 1 the writer is still busy with
+ * the last (nothing taken).  Lock held. */
+int wr_submit_locked(void);
+void wr_idle_locked(void);        /* wait until the writer is idle */
+void wr_fork_prepare(void);       /* after rt.lock: writer idle, held */
+void wr_fork_parent(void);
+void wr_fork_child(void);         /* the child has no writer thread */
+
+/* record.c; called with rt.lock held unless said. */
+struct rec_entry;
+struct rec_batch {                /* lines handed to the writer */
+	struct rec_entry *e;
+	size_t n;
+	char source[16];
+};
 void rec_init(void);              /* reads ORRERY_RECORD* */
 int rec_enabled(void);
-int rec_flush(int final);         /* 0, or -1 (logged) */
+void rec_take_locked(struct rec_batch *b); /* writer idle: swap buffers */
+void rec_write_batch(const struct rec_batch *b); /* the writer's side */
+int rec_finish_locked(void);      /* writer idle: the rest; 0 or -1 */
 void rec_fork_prepare(void);      /* the file's buffer written out */
 void rec_fork_child(void);        /* the child records to its own file */
 uint64_t rec_count(void);

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -503,16 +505,33 @@ static void fork_child_counts_its_own(void **state)
 	assert_int_equal(timelines, 2);
 }
 
+/* In a child: wait up to 10 s for a shell test to pass (what the
+ * runtime's writer thread writes after a phase hands it over). */
+static void child_wait_for(const char *cmd)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (system(cmd) == 0)
+			return;
+		usleep(10000);
+	}
+	CHECK(!"written within 10 s");
+}
+
 /* Killed (scancel, the time limit): no atexit.  The statistics are
  * rewritten and the timeline's buffer appended from the phases and the
  * collectives, 2 s after the first and then at most every 2 s of the
  * caller's clock, so the job's directory holds what the process had done up to
  * the last write: phases 1-4 of 5, collectives 1-3 of 5 (the phase at
- * 2.2 s wrote what came before it; what came after is lost).  A process
- * that is not gating writes its file (active=0) when it starts. */
+ * 2.2 s handed over what came before it; what came after is lost).  The
+ * writer thread writes it just after that phase: the process is killed
+ * once it has.  A process that is not gating writes its file (active=0)
+ * when it starts. */
 static void body_killed(void)
 {
 	static const int64_t at[] = { 10, 110, 1000, 2200, 2300 };
+	char cmd[1200];
 	size_t i;
 
 	CHECK(orrery_runtime_init() == 1);
@@ -522,7 +541,74 @@ static void body_killed(void)
 		orrery_runtime_release_at(t);	/* at 2200 ms: written */
 		CHECK(orrery_runtime_record(t, t + MS, 4096, "k", "allreduce") == 1);
 	}
+	snprintf(cmd, sizeof(cmd), "grep -qsx phases=4 %s/*.stats && test \"$(grep -hvc '^#' %s.*.timeline)\" = 3",
+		 getenv("ORRERY_RUNTIME_JOB_STATS"), getenv("ORRERY_RECORD"));
+	child_wait_for(cmd);
 	raise(SIGKILL);
+}
+
+/* A statistics file on a file system that stalls (NFS): the temporary
+ * file the rewrite opens is a FIFO with no reader, so opening it blocks
+ * until one comes.  The phases go on being released at once meanwhile
+ * (the write is the writer thread's); once the FIFO is read, the writer
+ * has written the 21 phases it was handed at 2.01 s, and the next phase
+ * hands it the newest, which the process leaves when it is killed. */
+static void body_stalled(void)
+{
+	const char *path = getenv("ORRERY_RUNTIME_STATS");
+	char fifo[600], got[4096] = "";
+	size_t n = 0;
+	int fd, i, polls;
+
+	alarm(30);	/* before the writer thread: a phase blocked here fails */
+	snprintf(fifo, sizeof(fifo), "%s.tmp.%ld", path, (long)getpid());
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(orrery_runtime_init() == 1);
+	for (i = 0; i <= 50; i++) {	/* 10 ms .. 5.01 s: writes due at 2.01, 4.01 */
+		int64_t w0 = orrery_runtime_now_us();
+
+		orrery_runtime_release_at(E0 + (10 + 100 * i) * MS);
+		CHECK(orrery_runtime_now_us() - w0 < 1000000);
+	}
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);	/* the stalled open returns */
+	CHECK(fd >= 0);
+	for (polls = 0; polls < 1000 && !strstr(got, "\nrelocked="); polls++) {
+		ssize_t r;
+
+		got[n] = '\0';
+		r = read(fd, got + n, sizeof(got) - 1 - n);
+		if (r > 0)
+			n += (size_t)r;
+		else
+			usleep(10000);
+		got[n] = '\0';
+	}
+	close(fd);
+	CHECK(strstr(got, "\nphases=21\n"));
+	/* The writer was busy at 4.01 s: the phase after it is done hands
+	 * over (52 phases then, or more if the writer is slow to finish). */
+	for (i = 51; i < 400; i++) {
+		struct stat st;
+		const char *now;
+
+		orrery_runtime_release_at(E0 + (10 + 100 * i) * MS);
+		usleep(10000);
+		now = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? slurp(path) : NULL;
+		if (now && strstr(now, "\nphases=") && atoi(strstr(now, "\nphases=") + 8) >= 52)
+			break;
+	}
+	CHECK(i < 400);
+	raise(SIGKILL);
+}
+
+static void stalled_file_system_releases_on_time(void **state)
+{
+	char env[400];
+
+	snprintf(env, sizeof(env), "ORRERY_RUNTIME_STATS=%s/stalled.stats", dir);
+	assert_int_equal(child(body_stalled, "ORRERY_PERIOD_US=100000",
+			       "ORRERY_EPOCH_US=1800000000000000", "ORRERY_SHIFT_US=0",
+			       env, NULL), 128 + SIGKILL);
 }
 
 static void body_noop_killed(void)
@@ -758,6 +844,7 @@ int main(void)
 		cmocka_unit_test(job_stats_copy_at_exit),
 		cmocka_unit_test(fork_child_counts_its_own),
 		cmocka_unit_test(stats_rewritten_while_running),
+		cmocka_unit_test(stalled_file_system_releases_on_time),
 		cmocka_unit_test(record_mode_timeline),
 		cmocka_unit_test(channel_updates),
 		cmocka_unit_test(channel_off_at_launch),
