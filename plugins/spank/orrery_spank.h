@@ -163,6 +163,9 @@ int osp_phase_geometry(const char *canonical, uint32_t nodes, int64_t *offset_us
 int osp_prolog(spank_t sp);
 int osp_epilog(spank_t sp);
 int osp_user_init(spank_t sp);
+/* remote init_post_opt (slurmstepd, root): read this node's relay file
+ * for osp_user_init, which runs with the user's privileges. */
+void osp_relay_load(spank_t sp);
 
 /* counters_job.c: RDMA counters at job start (prolog) and end (epilog). */
 /* pattern with %n replaced by node (and %% by %); -1 if it does not fit

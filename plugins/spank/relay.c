@@ -4,9 +4,10 @@
  * The controller's values (select plugin, job_begin) travel in the job's
  * SPANK environment, which reaches the prolog but never the tasks.  The
  * job_prolog hook (root, every node of the allocation with
- * PrologFlags=Alloc) writes them to RUNTIME_DIR/<jobid>; each step's
- * user_init reads that file on its node; job_epilog removes it.  No RPC per
- * node per step.
+ * PrologFlags=Alloc) writes them to RUNTIME_DIR/<jobid>, root's, mode 0600
+ * (a job's profile and slot are its own); each step's slurmstepd reads
+ * that file on its node as root (init_post_opt, task.c) for user_init;
+ * job_epilog removes it.  No RPC per node per step.
  *
  * Format: at most OSP_RELAY_MAX bytes of "key=value\n" lines with the keys
  * below, each at most once.  The directory and file are root-owned and not
@@ -164,7 +165,7 @@ int osp_relay_write(const char *node, uint32_t job_id, const struct osp_relay *r
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		slurm_error(OSP_LOG_PREFIX "create %s: %s", tmp, strerror(errno));
 		return -1;

@@ -51,8 +51,9 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_LOCAL:
 	case S_CTX_ALLOCATOR:
 		return osp_job_env_post_opt(sp);
-	case S_CTX_REMOTE:
-		osp_channel_start(sp);	/* slurmstepd, root; never fails */
+	case S_CTX_REMOTE:	/* slurmstepd, root; neither fails */
+		osp_relay_load(sp);
+		osp_channel_start(sp);
 		return 0;
 	default:
 		return 0;

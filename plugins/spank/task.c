@@ -239,6 +239,40 @@ static int put_preload(spank_t sp, uint32_t id)
 	return 0;
 }
 
+/* slurmstepd's own environment names this node (multiple-slurmd); the
+ * task environment may still carry the batch host's name, copied by srun
+ * from the batch script, so it is only the fallback. */
+static void node_name(spank_t sp, char *node, size_t len)
+{
+	if (getenv("SLURMD_NODENAME"))
+		snprintf(node, len, "%s", getenv("SLURMD_NODENAME"));
+	else if (spank_getenv(sp, "SLURMD_NODENAME", node, len) != ESPANK_SUCCESS)
+		node[0] = '\0';
+}
+
+/* The relay file is root's, mode 0600 (other users on the node do not
+ * read a job's profile and slot), and user_init runs with the job user's
+ * privileges: so slurmstepd reads it earlier, as root, in init_post_opt,
+ * and user_init, in the same slurmstepd, uses that copy. */
+static struct osp_relay relay;
+static int relay_state;	/* 0 not read, 1 read, -1 none or invalid */
+static uint32_t relay_job;
+
+void osp_relay_load(spank_t sp)
+{
+	char node[256] = "";
+	uint32_t id;
+
+	relay_state = -1;
+	if (job_id_from(sp, &id) < 0)
+		return;
+	node_name(sp, node, sizeof(node));
+	if (osp_relay_read(node, id, &relay) > 0) {
+		relay_state = 1;
+		relay_job = id;
+	}
+}
+
 int osp_user_init(spank_t sp)
 {
 	char node[256] = "";
@@ -250,15 +284,10 @@ int osp_user_init(spank_t sp)
 
 	if (job_id_from(sp, &id) < 0)
 		return 0;
-	/* slurmstepd's own environment names this node (multiple-slurmd);
-	 * the task environment may still carry the batch host's name, copied
-	 * by srun from the batch script, so it is only the fallback. */
-	if (getenv("SLURMD_NODENAME"))
-		snprintf(node, sizeof(node), "%s", getenv("SLURMD_NODENAME"));
-	else if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS)
-		node[0] = '\0';
-
-	if (osp_relay_read(node, id, &r) <= 0)
+	node_name(sp, node, sizeof(node));
+	if (relay_state == 1 && relay_job == id)
+		r = relay;
+	else
 		memset(&r, 0, sizeof(r));
 	profile = r.profile[0] ? r.profile : NULL;
 	if (!profile) {

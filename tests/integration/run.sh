@@ -146,6 +146,35 @@ t_file_as_user() {
 	fi
 }
 
+# The relay file is root's, mode 0600: another user on the node does not
+# read a job's profile and slot.  A job of nobody's still gets them on
+# every node: slurmstepd reads the file as root (init_post_opt) before
+# user_init runs with the user's identity.
+t_relay_private() {
+	local id="" i modes problems nodes
+	(cd / && timeout 60 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env SLURM_CONF="$SLURM_CONF" LD_LIBRARY_PATH="$STATE.lib" PATH="$PATH" \
+		srun -J it-relay-user -N2 --comm-profile="$PATTERN" bash -c "$REPORT; sleep 3" \
+		>"$OUT/relay-user.out" 2>"$OUT/relay-user.err") &
+	local pid=$!
+	for i in $(seq 1 100); do
+		id=$(timeout 5 squeue -h -n it-relay-user -t R -o %i 2>/dev/null)
+		[ -n "$id" ] && break
+		sleep 0.2
+	done
+	modes=$([ -n "$id" ] && stat -c '%a %U' "$STATE"/spool/node*/orrery/"$id" 2>/dev/null | sort | uniq -c | awk '{ $1 = $1; print }')
+	wait $pid
+	nodes=$(awk '{ print $1 }' "$OUT/relay-user.out" | sort -u | tr '\n' ' ')
+	problems=$(check_nodes "$OUT/relay-user.out" "$nodes" "")
+	[ "$(echo $nodes | wc -w)" -eq 2 ] || problems="$problems nodes=$nodes"
+	if [ "$modes" = "2 600 root" ] && [ -z "$problems" ]; then
+		ok "relay files root's, mode 0600 (2 nodes); nobody's job still gets ORRERY_* on both"
+	else
+		not_ok "relay files root's, mode 0600; nobody's job still gets ORRERY_*" "job=$id relay modes: '$modes'" \
+			"$problems" "$(cat "$OUT/relay-user.err")"
+	fi
+}
+
 # A second client configuration: same cluster, other plugstack.conf.
 client_conf() {
 	local name=$1 line=$2
@@ -439,6 +468,7 @@ t_bad_option
 t_bad_env
 t_bad_env_file
 t_file_as_user
+t_relay_private
 t_unknown_key
 t_missing_plugin
 t_require_profile

@@ -362,6 +362,8 @@ static void raw(const char *content, mode_t mode)
 static void relay_round_trip(void **state)
 {
 	struct osp_relay w, r;
+	char path[OSP_PATH_MAX];
+	struct stat st;
 
 	if (geteuid() != 0)
 		skip();
@@ -372,6 +374,11 @@ static void relay_round_trip(void **state)
 	strcpy(w.shift_us, "62500");
 	strcpy(w.job_score, "0.9876");
 	assert_int_equal(osp_relay_write("n1", 42, &w), 0);
+	/* root's alone: others on the node do not read a job's slot */
+	assert_int_equal(osp_relay_path("n1", 42, path, sizeof(path)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, 0);
 	assert_int_equal(osp_relay_read("n1", 42, &r), 1);
 	assert_memory_equal(&w, &r, sizeof(w));
 	/* another node, another job: nothing there */
