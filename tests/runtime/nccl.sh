@@ -113,12 +113,19 @@ check capture 6
 #    passes; without it (minimum interval period/2) it is taken for a new
 #    phase and waits for the next slot.
 # (Iterations of 79 ms leave little room for a loaded machine, so this
-# checks the phase count and that second bursts pass, not release times.)
+# checks the phase count and that second bursts pass, not release times.
+# The second burst comes about 53 ms after the release, 22 ms inside the
+# span: a machine that keeps the loop off the CPU that long makes it a
+# phase of its own, held for the next slot, and the next iteration's
+# first burst then passes inside the new span.  As in check, a fifth of
+# the iterations may be such anomalies: at most 9 phases, and at most 2
+# second bursts held, where without the span all 8 are held, 16 phases.)
 run span ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=75000 -- -n 8 -c 25000 -s 50000 -k 2
 n=$(stat span phases)
 held=$(awk -v q=$((PERIOD / 4)) '$3 == 2 && $6 - $5 > q { n++ } END { print n + 0 }' "$TMP/span.out")
-[ "$n" = 8 ] && [ "$held" = 0 ] && ok "ORRERY_PHASE_SPAN_US=75000: 8 phases for 8 two-burst iterations, no second burst held" ||
-	not_ok "ORRERY_PHASE_SPAN_US=75000: want 8 phases and no second burst held" "phases=$n held=$held"
+[ -n "$n" ] && [ "$n" -ge 8 ] && [ "$n" -le 9 ] && [ "$held" -le 2 ] &&
+	ok "ORRERY_PHASE_SPAN_US=75000: $n phases for 8 two-burst iterations (8 to 9), $held second burst(s) held (at most 2 of 8)" ||
+	not_ok "ORRERY_PHASE_SPAN_US=75000: want 8 to 9 phases and at most 2 second bursts held" "phases=$n held=$held"
 run nospan ORRERY_GATE_MIN_INTERVAL_US= -- -n 1 -c 25000 -s 50000 -k 2
 held=$(awk '$3 == 2 { print $6 - $5 }' "$TMP/nospan.out")
 [ "${held:-0}" -gt $((PERIOD / 4)) ] && ok "without ORRERY_PHASE_SPAN_US the second burst is gated as a new phase (held $held us)" ||
