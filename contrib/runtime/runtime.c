@@ -305,6 +305,12 @@ int orrery_runtime_init(void)
 		       s);
 	else if (s)
 		snprintf(rt.job_stats_dir, sizeof(rt.job_stats_dir), "%s", s);
+	/* Read here, not by the writer thread: getenv races a setenv in
+	 * the application's threads. */
+	s = getenv("SLURM_STEP_ID");
+	snprintf(rt.step, sizeof(rt.step), "%s",
+		 s && s[0] && strlen(s) <= 10 && strspn(s, "0123456789") == strlen(s) ?
+		 s : "batch");
 	rec_init();
 	if (rt.active)
 		chan_init();
@@ -558,14 +564,8 @@ int rt_write_snap(const struct rt_snap *s)
 	if (rt.stats_path[0] && write_stats(rt.stats_path, s) < 0)
 		rc = -1;
 	if (rt.job_stats_dir[0]) {
-		const char *step = getenv("SLURM_STEP_ID");
-		int n;
-
-		if (!step || !step[0] || strlen(step) > 10 ||
-		    strspn(step, "0123456789") != strlen(step))
-			step = "batch";
-		n = snprintf(path, sizeof(path), "%s/%s.%s.%ld.stats",
-			     rt.job_stats_dir, rt.host, step, (long)getpid());
+		int n = snprintf(path, sizeof(path), "%s/%s.%s.%ld.stats",
+				 rt.job_stats_dir, rt.host, rt.step, (long)getpid());
 
 		if (n < 0 || (size_t)n >= sizeof(path) || write_stats(path, s) < 0)
 			rc = -1;

@@ -32,6 +32,7 @@ struct rt_state {
 	long rank;                /* -1 if unknown */
 	char stats_path[RT_PATH_MAX]; /* expanded, or "" */
 	char job_stats_dir[RT_PATH_MAX]; /* ORRERY_RUNTIME_JOB_STATS, or "" */
+	char step[12];            /* SLURM_STEP_ID, or "batch" */
 	uint64_t finished_phases; /* what the last finish() saw */
 	uint64_t finished_records;
 	int finished;
