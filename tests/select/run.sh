@@ -503,6 +503,24 @@ else
 	check "mode=off: slurmctld logged it" \
 		bash -c "grep 'select/orrery: mode=' '$BASE/log/slurmctld.log' | tail -n1 | grep -q 'mode=off'"
 	off_nodes=$(heavy_nodes)
+	# A client that puts the controller's names in the job's SPANK
+	# environment itself (here the stand-in controller of a plugstack of
+	# its own) does not get them to the prolog of a job orrery did not
+	# place (security review, finding 5): job_begin removes them.
+	if [ -f "$SPANK" ]; then
+		sed "s|^PlugStackConfig=.*|PlugStackConfig=$BASE/etc/client.plugstack|" \
+			"$BASE/etc/slurm.conf" >"$BASE/etc/client.conf"
+		echo "required $SPANK test_controller=1" >"$BASE/etc/client.plugstack"
+		cj=$(SLURM_CONF=$BASE/etc/client.conf t sbatch --parsable -N1 -o /dev/null \
+			--comm-profile='period=100ms;up=0ms+50ms@80Gbps' --wrap true)
+		sp_wait_for 20 bash -c "ls '$BASE'/log/epilog-'$cj'-* >/dev/null 2>&1"
+		first=$(ls "$BASE"/log/prolog-"$cj"-* 2>/dev/null | head -n1)
+		check "mode=off: the prolog gets the client's profile, none of the controller values it set itself ($(tr '\n' ' ' <"${first:-/dev/null}"))" \
+			bash -c "grep -q '^SPANK_ORRERY_PROFILE=period=100ms' '${first:-/dev/null}' &&
+				! grep -Eq '^SPANK_ORRERY_(PERIOD_US|EPOCH_US|SHIFT_US|JOB_SCORE)=' '${first:-/dev/null}'"
+	else
+		echo "skip - client-set controller values: no $SPANK"
+	fi
 	sed -i 's|^SelectType=.*|SelectType=select/cons_tres|' "$BASE/etc/slurm.conf"
 	restart_ctld clear
 	sp_wait_for 20 all_idle

@@ -49,6 +49,42 @@ static void spank_env_set(job_record_t *job_ptr, const char *name,
 	job_ptr->spank_job_env[job_ptr->spank_job_env_size] = NULL;
 }
 
+/* The values only job_begin sets.  A client can put these names in the
+ * job's SPANK environment itself (a plugstack of its own, a plugin of its
+ * own), and the prolog relays whatever is there: a job orrery did not
+ * place must not carry values that look like the controller's (security
+ * review, finding 5).  The SPANK plugin then removes them from its tasks'
+ * environment too (spank-orrery(8)). */
+static const char *const controller_names[] = {
+	"ORRERY_PERIOD_US", "ORRERY_EPOCH_US", "ORRERY_SHIFT_US",
+	"ORRERY_JOB_SCORE",
+};
+
+static void spank_env_unset_controller(job_record_t *job_ptr)
+{
+	uint32_t i = 0;
+
+	while (i < job_ptr->spank_job_env_size) {
+		char *e = job_ptr->spank_job_env[i];
+		bool ours = false;
+
+		for (size_t k = 0; e && k < ARRAY_SIZE(controller_names); k++) {
+			size_t n = strlen(controller_names[k]);
+
+			if (!strncmp(e, controller_names[k], n) && e[n] == '=')
+				ours = true;
+		}
+		if (!ours) {
+			i++;
+			continue;
+		}
+		xfree(job_ptr->spank_job_env[i]);
+		memmove(&job_ptr->spank_job_env[i], &job_ptr->spank_job_env[i + 1],
+			(job_ptr->spank_job_env_size - i - 1) * sizeof(char *));
+		job_ptr->spank_job_env[--job_ptr->spank_job_env_size] = NULL;
+	}
+}
+
 /* Append (or replace) our record in AdminComment, keeping whatever else
  * is there (e.g. jobstats' JS1:). */
 static void admin_comment_set(job_record_t *job_ptr, const char *record)
@@ -222,6 +258,8 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 out:
 	if (why)
 		orr_record_unplaced_locked(job_ptr, spec, e, why);
+	if (why || !spec)
+		spank_env_unset_controller(job_ptr);
 	orr_stats.begin_ns += orr_now_ns() - t0;
 	orr_stats.begin_cpu_ns += orr_cpu_ns() - c0;
 	orr_log_stats_locked(false);
