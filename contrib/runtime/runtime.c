@@ -247,6 +247,10 @@ static void at_fork_child(void)
 	}
 	rt.updates_received = rt.updates_applied = rt.late_switches = 0;
 	rt.stalls_passed = rt.short_periods = rt.relocked = 0;
+	/* %p is the pid of the process that writes: not the parent's file. */
+	if (rt.stats_pattern[0] &&
+	    expand_path(rt.stats_pattern, rt.stats_path, sizeof(rt.stats_path)) < 0)
+		rt.stats_path[0] = '\0';
 	rec_fork_child();
 	rt.finished = 1;
 	rt.finished_phases = 0;
@@ -296,6 +300,8 @@ int orrery_runtime_init(void)
 		rt_log(1, RT_PREFIX "ORRERY_RUNTIME_STATS='%.64s': too long or a %% other than %%h %%p %%r %%j %%%%: no statistics file",
 		       s);
 		rt.stats_path[0] = '\0';
+	} else if (s && strstr(s, "%p")) {	/* a forked child's is its own */
+		snprintf(rt.stats_pattern, sizeof(rt.stats_pattern), "%s", s);
 	}
 	/* The job's own copy, for accounting (spank-orrery(8), gate_stats=1):
 	 * a directory the SPANK plugin made for this job on this node. */

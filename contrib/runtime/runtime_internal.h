@@ -31,6 +31,7 @@ struct rt_state {
 	char host[RT_HOST_MAX];
 	long rank;                /* -1 if unknown */
 	char stats_path[RT_PATH_MAX]; /* expanded, or "" */
+	char stats_pattern[RT_PATH_MAX]; /* as given, when it has %p */
 	char job_stats_dir[RT_PATH_MAX]; /* ORRERY_RUNTIME_JOB_STATS, or "" */
 	char step[12];            /* SLURM_STEP_ID, or "batch" */
 	uint64_t finished_phases; /* what the last finish() saw */

@@ -490,10 +490,18 @@ static void fork_child_counts_its_own(void **state)
 	struct ogs_totals t;
 	int timelines;
 
+	char user[400], path[TEST_PATH];
+
 	job_env(&j, "forkjob", "fk");
+	/* the user's file too, one per pid (%p): the child's is its own */
+	snprintf(user, sizeof(user), "ORRERY_RUNTIME_STATS=%s/forkuser/%%p.stats", dir);
+	snprintf(path, sizeof(path), "%s/forkuser", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
 	assert_int_equal(child(body_fork, "ORRERY_PERIOD_US=100000", j.epoch,
 			       "ORRERY_SHIFT_US=0", j.stats, j.record, "SLURM_STEP_ID=0",
-			       NULL), 0);
+			       user, NULL), 0);
+	assert_int_equal(sum_dir(path, &t), 2);
+	assert_int_equal(t.phases, 4);
 	/* two statistics files (parent, first child), summed as the epilog does */
 	assert_int_equal(sum_dir(j.dir, &t), 2);
 	assert_int_equal(t.tasks, 2);
