@@ -151,18 +151,22 @@ t_file_as_user() {
 # every node: slurmstepd reads the file as root (init_post_opt) before
 # user_init runs with the user's identity.
 t_relay_private() {
-	local id="" i modes problems nodes
-	(cd / && timeout 60 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	local id="" i modes="" problems nodes
+	(cd / && timeout 120 setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		env SLURM_CONF="$SLURM_CONF" LD_LIBRARY_PATH="$STATE.lib" PATH="$PATH" \
-		srun -J it-relay-user -N2 --comm-profile="$PATTERN" bash -c "$REPORT; sleep 3" \
+		srun -J it-relay-user -N2 --comm-profile="$PATTERN" bash -c "$REPORT; sleep 5" \
 		>"$OUT/relay-user.out" 2>"$OUT/relay-user.err") &
 	local pid=$!
-	for i in $(seq 1 100); do
-		id=$(timeout 5 squeue -h -n it-relay-user -t R -o %i 2>/dev/null)
-		[ -n "$id" ] && break
+	# The files exist while the job runs (prolog to epilog); it may wait
+	# for nodes first.
+	for i in $(seq 1 450); do
+		[ -n "$id" ] || id=$(timeout 5 squeue -h -n it-relay-user -o %i 2>/dev/null)
+		if [ -n "$id" ] && [ "$(ls "$STATE"/spool/node*/orrery/"$id" 2>/dev/null | wc -l)" -eq 2 ]; then
+			modes=$(stat -c '%a %U' "$STATE"/spool/node*/orrery/"$id" | sort | uniq -c | awk '{ $1 = $1; print }')
+			break
+		fi
 		sleep 0.2
 	done
-	modes=$([ -n "$id" ] && stat -c '%a %U' "$STATE"/spool/node*/orrery/"$id" 2>/dev/null | sort | uniq -c | awk '{ $1 = $1; print }')
 	wait $pid
 	nodes=$(awk '{ print $1 }' "$OUT/relay-user.out" | sort -u | tr '\n' ' ')
 	problems=$(check_nodes "$OUT/relay-user.out" "$nodes" "")
@@ -468,13 +472,13 @@ t_bad_option
 t_bad_env
 t_bad_env_file
 t_file_as_user
-t_relay_private
 t_unknown_key
 t_missing_plugin
 t_require_profile
 t_4node
 t_precedence
 t_env
+t_relay_private
 t_salloc
 t_srun
 t_no_profile
