@@ -24,7 +24,6 @@
  * (the behaviour before it), and one line says so.
  */
 #define _GNU_SOURCE	/* pthread_setname_np */
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -143,12 +142,18 @@ int wr_submit_locked(void)
 	return 0;
 }
 
+/* w.mu held: until the writer has nothing in hand. */
+static void wait_idle(void)
+{
+	while (w.queued || w.busy)
+		pthread_cond_wait(&w.idle, &w.mu);
+}
+
 /* rt.lock held, so no new job can be queued while this waits. */
 void wr_idle_locked(void)
 {
 	pthread_mutex_lock(&w.mu);
-	while (w.queued || w.busy)
-		pthread_cond_wait(&w.idle, &w.mu);
+	wait_idle();
 	take_outcome_locked();
 	pthread_mutex_unlock(&w.mu);
 }
@@ -160,8 +165,7 @@ void wr_idle_locked(void)
 void wr_fork_prepare(void)
 {
 	pthread_mutex_lock(&w.mu);
-	while (w.queued || w.busy)
-		pthread_cond_wait(&w.idle, &w.mu);
+	wait_idle();
 }
 
 void wr_fork_parent(void)

@@ -255,22 +255,19 @@ static void node_name(spank_t sp, char *node, size_t len)
  * privileges: so slurmstepd reads it earlier, as root, in init_post_opt,
  * and user_init, in the same slurmstepd, uses that copy. */
 static struct osp_relay relay;
-static int relay_state;	/* 0 not read, 1 read, -1 none or invalid */
-static uint32_t relay_job;
+static uint32_t relay_job;	/* whose relay was read; 0: none */
 
 void osp_relay_load(spank_t sp)
 {
 	char node[256] = "";
 	uint32_t id;
 
-	relay_state = -1;
+	relay_job = 0;
 	if (job_id_from(sp, &id) < 0)
 		return;
 	node_name(sp, node, sizeof(node));
-	if (osp_relay_read(node, id, &relay) > 0) {
-		relay_state = 1;
+	if (osp_relay_read(node, id, &relay) > 0)
 		relay_job = id;
-	}
 }
 
 int osp_user_init(spank_t sp)
@@ -285,7 +282,7 @@ int osp_user_init(spank_t sp)
 	if (job_id_from(sp, &id) < 0)
 		return 0;
 	node_name(sp, node, sizeof(node));
-	if (relay_state == 1 && relay_job == id)
+	if (relay_job == id)
 		r = relay;
 	else
 		memset(&r, 0, sizeof(r));

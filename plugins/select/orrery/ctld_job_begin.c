@@ -26,18 +26,23 @@
 #include "admin_record.h"
 #include "channel.h"
 
+/* Is entry NAME=...? */
+static bool env_entry_is(const char *e, const char *name)
+{
+	size_t n = strlen(name);
+
+	return e && !strncmp(e, name, n) && e[n] == '=';
+}
+
 /* Set NAME=value in the job's SPANK environment (seen by the prolog as
  * SPANK_NAME). */
 static void spank_env_set(job_record_t *job_ptr, const char *name,
 			  const char *value)
 {
-	size_t n = strlen(name);
 	char *entry = xstrdup_printf("%s=%s", name, value);
 
 	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
-		char *e = job_ptr->spank_job_env[i];
-
-		if (e && !strncmp(e, name, n) && e[n] == '=') {
+		if (env_entry_is(job_ptr->spank_job_env[i], name)) {
 			xfree(job_ptr->spank_job_env[i]);
 			job_ptr->spank_job_env[i] = entry;
 			return;
@@ -65,15 +70,11 @@ static void spank_env_unset_controller(job_record_t *job_ptr)
 	uint32_t i = 0;
 
 	while (i < job_ptr->spank_job_env_size) {
-		char *e = job_ptr->spank_job_env[i];
 		bool ours = false;
 
-		for (size_t k = 0; e && k < ARRAY_SIZE(controller_names); k++) {
-			size_t n = strlen(controller_names[k]);
-
-			if (!strncmp(e, controller_names[k], n) && e[n] == '=')
-				ours = true;
-		}
+		for (size_t k = 0; !ours && k < ARRAY_SIZE(controller_names); k++)
+			ours = env_entry_is(job_ptr->spank_job_env[i],
+					    controller_names[k]);
 		if (!ours) {
 			i++;
 			continue;
