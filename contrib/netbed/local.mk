@@ -11,8 +11,9 @@ dist_man_MANS += doc/orrery-netbed.8
 EXTRA_DIST += tests/netbed/run.sh tests/netbed/clos3.sh
 
 # The full set (as root): scenarios a, a-fair (a with one queue per
-# sender between switches), a3 (three jobs), b and c (8 jobs through
-# sbatch, JCT), 30 iterations each (c: its own counts), their
+# sender between switches), a3 (three jobs), b, c (8 jobs through
+# sbatch, JCT) and h (admission: hold= against none, 4 jobs through
+# sbatch), 30 iterations each (c, h: their own counts), their
 # netbed: lines in netbed-lines.txt and the plot netbed-iterations.svg
 # (doc/netbed-report.md), asserting the issue's targets (1.3x, the simulator
 # within 15% for every policy; a-fair: median and mean).
@@ -20,7 +21,7 @@ NETBED_STATE = /var/tmp/nb-full
 NETBED_PORT = 31400
 netbed: all
 	rm -f netbed-lines.txt
-	NETBED_SCENARIOS="a a-fair a3 b c" NETBED_ITERS=30 NETBED_LINES=$(abs_builddir)/netbed-lines.txt \
+	NETBED_SCENARIOS="a a-fair a3 b c h" NETBED_ITERS=30 NETBED_LINES=$(abs_builddir)/netbed-lines.txt \
 	NETBED_MIN_SPEEDUP=1.3 NETBED_MIN_SPEEDUP_FAIR=1.3 NETBED_MIN_SPEEDUP_FAIR_MEAN=1.3 NETBED_SIM_TOLERANCE=15 \
 		$(top_srcdir)/tests/netbed/run.sh --build-dir $(abs_builddir) \
 		--state-dir $(NETBED_STATE) --port-base $(NETBED_PORT); \

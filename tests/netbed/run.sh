@@ -67,6 +67,10 @@
 # Scenario c (make netbed): a mixed sequence of 8 jobs submitted through
 # sbatch at staggered instants (see "scenario c" below), with JCT.
 #
+# Scenario h (make netbed): admission on real packets.  Scenario c's
+# fabric, four jobs through sbatch (see "scenario h" below), under
+# cons_tres, orrery, and orrery with orrery.conf's hold= (orrery-hold).
+#
 # Usage: tests/netbed/run.sh [--build-dir DIR] [--state-dir DIR]
 #                            [--port-base P] [--keep]
 # Env: NETBED_SCENARIOS (default "a a-fair"), NETBED_ITERS (default 16),
@@ -86,7 +90,8 @@
 # overruns cost drops and 20 ms retransmission timeouts; under fair
 # arbitration 331-336 ms, the 335.5 ms of 100 Mbit/s, so a 354 ms slot),
 # NETBED_CHANNELS (the trainer's --channels: connections per ring
-# neighbour, default 1), NETBED_TAG (the fabric's tag, default pPORT).  Run as root.
+# neighbour, default 1), NETBED_HOLD (scenario h's hold= rule, default
+# 0.5,120), NETBED_TAG (the fabric's tag, default pPORT).  Run as root.
 # Starts and always stops its own clusters and fabric (namespaces
 # onb-TAG-*).  Last line: "N passed, M failed".
 set -u -o pipefail
@@ -244,7 +249,8 @@ run_policy() {
 run_sim() {
 	if "$SIM" --trace "$1/trace.csv" --leaves $LEAVES --nodes-per-leaf $HOSTS_PER_LEAF \
 		--node-link-mbps $HOST_MBIT --oversub-leaf $((HOSTS_PER_LEAF * HOST_MBIT / (UPLINKS * UPLINK_MBIT))) \
-		--policies default,orrery-place,orrery --seeds 1 --quiet --out "$1/out" >"$1/sim.out" 2>&1; then
+		--policies "${SIM_POLICIES:-default,orrery-place,orrery}" ${SIM_HOLD:+--hold "$SIM_HOLD"} \
+		--seeds 1 --quiet --out "$1/out" >"$1/sim.out" 2>&1; then
 		ok "$2"
 	else
 		not_ok "$2" "$(tail -n 3 "$1/sim.out")"
@@ -290,9 +296,11 @@ scenario() {
 	a3) LEAVES=2 HOSTS_PER_LEAF=3 UPLINKS=1 RANKS=2 JOBS=3
 	    WLIST=([1]=node01,node04 [2]=node02,node05 [3]=node03,node06) ;;
 	b) LEAVES=2 HOSTS_PER_LEAF=2 UPLINKS=2 RANKS=2 JOBS=2 WLIST=([1]=node01,node03 [2]=node02,node04) ;;
-	c) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 JOBS=8 WLIST=() EFFICIENCY=${NETBED_EFFICIENCY:-0.85}
-	   sequence; return ;;
-	*) not_ok "scenario '$SCEN'" "accepted: a a-fair a3 b c"; return ;;
+	c) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 WLIST=() EFFICIENCY=${NETBED_EFFICIENCY:-0.85}
+	   seq_c; sequence; return ;;
+	h) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 WLIST=() EFFICIENCY=${NETBED_EFFICIENCY:-0.85}
+	   seq_h; sequence; return ;;
+	*) not_ok "scenario '$SCEN'" "accepted: a a-fair a3 b c h"; return ;;
 	esac
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	local up_ms
@@ -490,22 +498,47 @@ assert_targets() {
 	done
 }
 
-# ---------------------------------------------------------------- scenario c
-# A mixed sequence of 8 jobs on 3 leaves of 2 hosts (hosts 200 Mbit/s,
-# 100 Mbit/s uplinks), submitted through sbatch at staggered instants
-# (SEQ_AT seconds after the first), each with its own size, all-reduce
-# size, compute phase and iteration count; 1-node jobs send nothing and
-# have no profile, 2-node jobs fit a leaf (tree placement keeps them off
-# the uplinks), 3-node jobs cross one.  Jobs queue when the 6 nodes are
-# busy.  JCT = End - Submit (sacct, 1 s resolution).  Printed per policy:
-# the netbed: line (iteration means over the jobs' own means) and
-#   netbed-jct: scenario=c policy=P jobs=8 jct_s_mean=X makespan_s=Y sim_jct_s_mean=Z sim_makespan_s=W
+# ---------------------------------------------------------------- scenarios c and h
+# A sequence of jobs on 3 leaves of 2 hosts (hosts 200 Mbit/s, 100
+# Mbit/s uplinks), submitted through sbatch at staggered instants (SEQ_AT
+# seconds after the first), each with its own size, all-reduce size,
+# compute phase and iteration count; 1-node jobs send nothing and have
+# no profile, 2-node jobs fit a leaf (tree placement keeps them off the
+# uplinks), 3-node jobs cross one.  Jobs queue when the 6 nodes are
+# busy.  JCT = End - Submit, wait = Start - Submit (sacct, 1 s
+# resolution).  Printed per policy: the netbed: line (iteration means
+# over the jobs' own means) and
+#   netbed-jct: scenario=S policy=P jobs=N jct_s_mean=X makespan_s=Y sim_jct_s_mean=Z sim_makespan_s=W
 # compute "up": as long as the job's profiled Up phase.
-SEQ_RANKS=(3 3 2 1 2 3 2 1)
-SEQ_BYTES=(3145728 3145728 2097152 4 1048576 2097152 3145728 4)
-SEQ_COMPUTE=(up up 200 300 100 150 300 200)
-SEQ_ITERS=(16 16 12 10 20 12 10 10)
-SEQ_AT=(0 0 3 5 7 9 11 13)
+#
+# c: 8 jobs of every kind, under cons_tres, orrery-place and orrery.
+seq_c() {
+	SEQ_RANKS=(3 3 2 1 2 3 2 1)
+	SEQ_BYTES=(3145728 3145728 2097152 4 1048576 2097152 3145728 4)
+	SEQ_COMPUTE=(up up 200 300 100 150 300 200)
+	SEQ_ITERS=(16 16 12 10 20 12 10 10)
+	SEQ_AT=(0 0 3 5 7 9 11 13)
+	SEQ_POLICIES="cons_tres orrery-place orrery"
+}
+# h: admission.  Two 3-node jobs that each keep the uplink they share
+# busy 91 % of an iteration (3 MiB ring all-reduces, 40 ms of compute:
+# profile period=435ms;up=40ms+395ms@85Mbps), 60 iterations, submitted
+# 1 s apart, then a 2-node job (fits a leaf) and a 1-node job.  Two such
+# jobs on one uplink slow each other by about 1.55x whatever the shifts
+# (no arrangement fits 182 %), so select/orrery's hold= (orrery-hold:
+# hold=HOLD_RULE, default 0.5,120) keeps the second waiting while the
+# first runs, and backfill may start the small jobs on its free nodes
+# (backfill's pass, bf_interval 30 s, decides when).  orrery-sim's
+# orrery-hold runs the same rule on the same jobs.
+seq_h() {
+	SEQ_RANKS=(3 3 2 1)
+	SEQ_BYTES=(3145728 3145728 2097152 4)
+	SEQ_COMPUTE=(40 40 300 300)
+	SEQ_ITERS=(60 60 30 60)
+	SEQ_AT=(0 1 2 3)
+	SEQ_POLICIES="cons_tres orrery orrery-hold"
+}
+HOLD_RULE=${NETBED_HOLD:-0.5,120}
 
 seq_profile() {  # seq_profile I: the job's profile (empty: 1 node)
 	local r=${SEQ_RANKS[$1]} b=${SEQ_BYTES[$1]} c=${SEQ_COMPUTE[$1]}
@@ -532,10 +565,10 @@ run_sequence() {
 		if [ -n "$prof" ]; then
 			case $pol in
 			orrery-place) opt=(--comm-profile="$prof" --export=ALL,ORRERY_GATE=off) ;;
-			orrery) opt=(--comm-profile="$prof" --export=ALL,ORRERY_GATE=on) ;;
+			orrery|orrery-hold) opt=(--comm-profile="$prof" --export=ALL,ORRERY_GATE=on) ;;
 			esac
 		fi
-		ids+=("$(timeout 20 sbatch --parsable -J "nb-c-$pol-$((i + 1))" -N${SEQ_RANKS[$i]} --ntasks-per-node=1 --exclusive \
+		ids+=("$(timeout 20 sbatch --parsable -J "nb-$SCEN-$pol-$((i + 1))" -N${SEQ_RANKS[$i]} --ntasks-per-node=1 --exclusive \
 			-o "$OUT/$pol.$((i + 1)).batch" "${opt[@]}" --wrap "srun -o $OUT/$pol.$((i + 1)).%t \
 			$NETBED task --state-dir $FAB --port-base $((PORT_BASE + 100)) -- \
 			$TRAINER --iters ${SEQ_ITERS[$i]} --warmup 1 --compute-ms $(seq_compute "$i") --bytes ${SEQ_BYTES[$i]} \
@@ -543,18 +576,21 @@ run_sequence() {
 	done
 	: >"$OUT/$pol.jobs"
 	for i in $(seq 1 "$JOBS"); do
-		st=$(cs_wait_job "${ids[$((i - 1))]:-0}" $((120 + ITERS * 3)))
+		st=$(cs_wait_job "${ids[$((i - 1))]:-0}" $((120 + $(printf '%s\n' "${SEQ_ITERS[@]}" | sort -n | tail -n 1) * 4)))
 		[ "$st" = COMPLETED ] || problems="$problems job$i:$st"
 		f=$OUT/$pol.$i.0
 		grep -q '^summary:' "$f" 2>/dev/null || problems="$problems job$i:no_summary"
 		nodes=$(timeout 5 scontrol show hostnames "$(sacct -n -X -j "${ids[$((i - 1))]:-0}" -o NodeList%60 2>/dev/null | tr -d ' ')" 2>/dev/null | tr '\n' ' ')
-		local leaves jct
+		local leaves jct wait se
 		leaves=$(for n in $nodes; do leaf_of "$n"; done | sort -u | tr '\n' ' ')
 		[ "$(echo $leaves | wc -w)" -le 1 ] || crossing=$((crossing + 1))
-		jct=$(sacct -n -X -P -j "${ids[$((i - 1))]:-0}" -o Submit,End 2>/dev/null | head -n 1 |
-			{ IFS='|' read -r a b; echo $(( $(date -d "$b" +%s) - $(date -d "$a" +%s) )); } 2>/dev/null)
-		echo "$i ${jct:-nan} $(sed -n 's/^summary: .*iter_ms_mean=\([0-9.]*\) .*/\1/p' "$f" 2>/dev/null)" >>"$OUT/$pol.jobs"
-		echo "# c $pol job $i (${ids[$((i - 1))]:-?}, ${SEQ_RANKS[$((i - 1))]} nodes, submitted at ${SEQ_AT[$((i - 1))]} s): nodes $nodes($leaves) jct ${jct:-?} s; $(sed -n 's/^summary: //p' "$f" 2>/dev/null | cut -d' ' -f5-9,13-16)"
+		# Submit, Start and End in epoch seconds.
+		se=$(sacct -n -X -P -j "${ids[$((i - 1))]:-0}" -o Submit,Start,End 2>/dev/null | head -n 1 | tr '|' '\n' |
+			while read -r t; do date -d "$t" +%s 2>/dev/null; done | paste -sd' ')
+		read -r jct wait < <(echo "$se" | awk 'NF == 3 { print $3 - $1, $2 - $1 }')
+		# I JCT ITER_MS START END
+		echo "$i ${jct:-nan} $(sed -n 's/^summary: .*iter_ms_mean=\([0-9.]*\) .*/\1/p' "$f" 2>/dev/null) $(echo "$se" | cut -d' ' -f2-3)" >>"$OUT/$pol.jobs"
+		echo "# $SCEN $pol job $i (${ids[$((i - 1))]:-?}, ${SEQ_RANKS[$((i - 1))]} nodes, submitted at ${SEQ_AT[$((i - 1))]} s): nodes $nodes($leaves) wait ${wait:-?} s jct ${jct:-?} s; $(sed -n 's/^summary: //p' "$f" 2>/dev/null | cut -d' ' -f5-9,13-16)"
 	done
 	eval "DROPS_$v=$(( $(stat_of drops) - d0 )) RETRANS_$v=$(( $(stat_of retrans) - r0 ))"
 	local mean p99 jm mk
@@ -572,20 +608,56 @@ run_sequence() {
 		awk 'NF == 2 { print $2 - $1 } NF != 2 { print "nan" }')
 	eval "MEAN_$v=$mean P99_$v=$p99 JCT_$v=$jm MAKESPAN_$v=$mk"
 	if [ -z "$problems" ]; then
-		ok "c $pol: 8 jobs submitted through sbatch ran in the fabric ($crossing crossed an uplink; mean JCT $jm s, makespan $mk s)"
+		ok "$SCEN $pol: $JOBS jobs submitted through sbatch ran in the fabric ($crossing crossed an uplink; mean JCT $jm s, makespan $mk s)"
 	else
-		not_ok "c $pol: 8 jobs submitted through sbatch ran in the fabric" $problems \
+		not_ok "$SCEN $pol: $JOBS jobs submitted through sbatch ran in the fabric" $problems \
 			"$(tail -n 3 "$OUT/$pol".*.batch "$OUT/$pol".*.sbatch.err 2>/dev/null)"
 	fi
 }
 
+# sequence_policies FN: FN for each of SEQ_POLICIES, cons_tres on a
+# cluster without orrery's select plugin, orrery-place and orrery on one
+# with it, orrery-hold on one whose orrery.conf adds hold=HOLD_RULE.
+sequence_policies() {
+	local pol conf cur="" copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
+		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
+	for pol in $SEQ_POLICIES; do
+		case $pol in
+		cons_tres) conf=cons_tres ;;
+		orrery-hold) conf=hold ;;
+		*) conf=orrery ;;
+		esac
+		if [ "$conf" != "$cur" ]; then
+			[ -z "$cur" ] || { cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1; }
+			cur=$conf
+			case $conf in
+			cons_tres) cs_up "$SCEN-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres ;;
+			orrery) cs_up "$SCEN-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
+				--orrery-conf "$FAB/orrery.conf" ;;
+			hold) { cat "$FAB/orrery.conf"; echo "hold=$HOLD_RULE"; } >"$FAB/orrery-hold.conf"
+			      cs_up "$SCEN-orrery-hold" "select/orrery_cons_tres with hold=$HOLD_RULE, fabric $TAG" "${copts[@]}" \
+				--select orrery --orrery-conf "$FAB/orrery-hold.conf" ;;
+			esac
+		fi
+		"$1" "$pol"
+	done
+	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
+}
+
+# start_end POL I: job I's Start and End under POL, in epoch seconds
+# (run_sequence's record, read after its cluster is down).
+start_end() {
+	awk -v i="$2" '$1 == i && NF >= 5 { print $(NF - 1), $NF }' "$STATE/$SCEN-${1/orrery-place/orrery}/$1.jobs" 2>/dev/null
+}
+
 sequence() {
+	JOBS=${#SEQ_RANKS[@]}
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	fabric_up
-	three_policies run_sequence
+	sequence_policies run_sequence
 	# The same sequence in orrery-sim (its model of Slurm's queue: the
 	# scheduler's order and backfill passes, without launch costs).
-	local sd=$STATE/c-sim i prof
+	local sd=$STATE/$SCEN-sim i prof
 	rm -rf "$sd"; mkdir -p "$sd"
 	{
 		echo 'arrival_s,nodes,profile,iterations'
@@ -595,24 +667,49 @@ sequence() {
 			echo "${SEQ_AT[$i]},${SEQ_RANKS[$i]},\"$prof\",${SEQ_ITERS[$i]}"
 		done
 	} >"$sd/trace.csv"
-	run_sim "$sd" "c: orrery-sim ran the same sequence on the same fabric"
-	local pol v sp line sm sj sk
-	for pol in cons_tres orrery-place orrery; do
+	local simpol="" pol
+	for pol in $SEQ_POLICIES; do simpol="$simpol${simpol:+,}${pol/cons_tres/default}"; done
+	SIM_POLICIES=$simpol SIM_HOLD=$HOLD_RULE run_sim "$sd" "$SCEN: orrery-sim ran the same sequence on the same fabric"
+	local v sp line sm sj sk
+	for pol in $SEQ_POLICIES; do
 		v=${pol//-/_}
-		sp=$pol; [ "$pol" != cons_tres ] || sp=default
+		sp=${pol/cons_tres/default}
 		sm=$(awk -F, -v its="${SEQ_ITERS[*]}" 'BEGIN { split(its, it, " ") }
 			NR > 1 { s += ($5 - $4) / it[$1 + 1] * 1000; n++ } END { if (n) printf "%.1f", s / n; else print "nan" }' \
 			"$sd/out/jobs-$sp-s1.csv" 2>/dev/null)
 		sj=$(awk -F, 'NR > 1 { j += $6; n++ } END { if (n) printf "%.1f", j / n; else print "nan" }' "$sd/out/jobs-$sp-s1.csv")
 		sk=$(awk -F, 'NR > 1 { if ($5 > mk) mk = $5 } END { printf "%.1f", mk }' "$sd/out/jobs-$sp-s1.csv")
-		eval "line=\"netbed: scenario=c policy=$pol jobs=$JOBS iter_ms_mean=\$MEAN_$v iter_ms_p99=\$P99_$v drops=\$DROPS_$v retrans=\$RETRANS_$v sim_iter_ms_mean=$sm\""
+		eval "line=\"netbed: scenario=$SCEN policy=$pol jobs=$JOBS iter_ms_mean=\$MEAN_$v iter_ms_p99=\$P99_$v drops=\$DROPS_$v retrans=\$RETRANS_$v sim_iter_ms_mean=$sm\""
 		echo "$line"
 		[ -z "${NETBED_LINES:-}" ] || echo "$line" >>"$NETBED_LINES"
-		eval "line=\"netbed-jct: scenario=c policy=$pol jobs=$JOBS jct_s_mean=\$JCT_$v makespan_s=\$MAKESPAN_$v sim_jct_s_mean=$sj sim_makespan_s=$sk\""
+		eval "line=\"netbed-jct: scenario=$SCEN policy=$pol jobs=$JOBS jct_s_mean=\$JCT_$v makespan_s=\$MAKESPAN_$v sim_jct_s_mean=$sj sim_makespan_s=$sk\""
 		echo "$line"
 		[ -z "${NETBED_LINES:-}" ] || echo "$line" >>"$NETBED_LINES"
 	done
+	[ "$SCEN" != h ] || check_hold
 	"$NETBED" down --tag "$TAG"
+}
+
+# What admission does in h, as Slurm ran it: without hold= the second
+# heavy job starts beside the first (within 10 s of its submit); with it,
+# it waits until the first has ended, and then starts.
+check_hold() {
+	local s1 e1 s2 e2
+	read -r s1 e1 < <(start_end orrery 1)
+	read -r s2 e2 < <(start_end orrery 2)
+	if [ -n "${s2:-}" ] && [ -n "${s1:-}" ] && [ "$s2" -lt "${e1:-0}" ]; then
+		ok "h orrery: without hold= the second 3-node job ran beside the first (started $((s2 - s1)) s after it)"
+	else
+		not_ok "h orrery: without hold= the second 3-node job ran beside the first" "starts ${s1:-?} ${s2:-?}, first ended ${e1:-?}"
+	fi
+	read -r s1 e1 < <(start_end orrery-hold 1)
+	read -r s2 e2 < <(start_end orrery-hold 2)
+	if [ -n "${s2:-}" ] && [ -n "${e1:-}" ] && [ "$s2" -ge "$e1" ]; then
+		ok "h orrery-hold: hold=$HOLD_RULE kept the second 3-node job waiting until the first ended (started $((s2 - e1)) s after its end)"
+	else
+		not_ok "h orrery-hold: hold=$HOLD_RULE kept the second 3-node job waiting until the first ended" \
+			"first ${s1:-?}-${e1:-?}, second ${s2:-?}-${e2:-?}"
+	fi
 }
 
 for sc in $SCENARIOS; do scenario "$sc"; done
