@@ -511,14 +511,16 @@ assert_targets() {
 #   netbed-jct: scenario=S policy=P jobs=N jct_s_mean=X makespan_s=Y sim_jct_s_mean=Z sim_makespan_s=W
 # compute "up": as long as the job's profiled Up phase.
 #
-# c: 8 jobs of every kind, under cons_tres, orrery-place and orrery.
+# c: 8 jobs of every kind, under cons_tres, orrery-place, orrery and
+# orrery-hold (whose rule should hold none of them: the 3-node jobs' duties
+# fit an uplink two by two).
 seq_c() {
 	SEQ_RANKS=(3 3 2 1 2 3 2 1)
 	SEQ_BYTES=(3145728 3145728 2097152 4 1048576 2097152 3145728 4)
 	SEQ_COMPUTE=(up up 200 300 100 150 300 200)
 	SEQ_ITERS=(16 16 12 10 20 12 10 10)
 	SEQ_AT=(0 0 3 5 7 9 11 13)
-	SEQ_POLICIES="cons_tres orrery-place orrery"
+	SEQ_POLICIES="cons_tres orrery-place orrery orrery-hold"
 }
 # h: admission.  Two 3-node jobs that each keep the uplink they share
 # busy 91 % of an iteration (3 MiB ring all-reduces, 40 ms of compute:
