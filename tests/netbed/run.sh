@@ -257,19 +257,34 @@ run_sim() {
 	fi
 }
 
-# three_policies FN: FN cons_tres on a cluster without orrery's select
-# plugin, then FN orrery-place and FN orrery (the gate off, on) on one
-# with it; each cluster is the fabric's nodes, brought down after.
-three_policies() {
-	local copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
+# each_policy FN "POLICY...": FN POLICY for each, in order, cons_tres on a
+# cluster without orrery's select plugin, orrery-place and orrery on one
+# with it, orrery-hold on one whose orrery.conf adds hold=HOLD_RULE; a
+# cluster is brought up when the next policy needs another, and down
+# after the last.
+each_policy() {
+	local pol conf cur="" copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
 		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
-	cs_up "$SCEN-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres
-	"$1" cons_tres
-	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
-	cs_up "$SCEN-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
-		--orrery-conf "$FAB/orrery.conf"
-	"$1" orrery-place
-	"$1" orrery
+	for pol in $2; do
+		case $pol in
+		cons_tres) conf=cons_tres ;;
+		orrery-hold) conf=hold ;;
+		*) conf=orrery ;;
+		esac
+		if [ "$conf" != "$cur" ]; then
+			[ -z "$cur" ] || { cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1; }
+			cur=$conf
+			case $conf in
+			cons_tres) cs_up "$SCEN-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres ;;
+			orrery) cs_up "$SCEN-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
+				--orrery-conf "$FAB/orrery.conf" ;;
+			hold) { cat "$FAB/orrery.conf"; echo "hold=$HOLD_RULE"; } >"$FAB/orrery-hold.conf"
+			      cs_up "$SCEN-orrery-hold" "select/orrery_cons_tres with hold=$HOLD_RULE, fabric $TAG" "${copts[@]}" \
+				--select orrery --orrery-conf "$FAB/orrery-hold.conf" ;;
+			esac
+		fi
+		"$1" "$pol"
+	done
 	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
 }
 
@@ -312,7 +327,7 @@ scenario() {
 		--rate $UPLINK_MBIT --efficiency $EFFICIENCY)
 	echo "# scenario $SCEN: profile $PROFILE"
 	fabric_up
-	three_policies run_policy
+	each_policy run_policy "cons_tres orrery-place orrery"
 	[ "$UPLINKS" -eq 1 ] || uplink_report
 	check_gate
 	simulate
@@ -617,35 +632,6 @@ run_sequence() {
 	fi
 }
 
-# sequence_policies FN: FN for each of SEQ_POLICIES, cons_tres on a
-# cluster without orrery's select plugin, orrery-place and orrery on one
-# with it, orrery-hold on one whose orrery.conf adds hold=HOLD_RULE.
-sequence_policies() {
-	local pol conf cur="" copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
-		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
-	for pol in $SEQ_POLICIES; do
-		case $pol in
-		cons_tres) conf=cons_tres ;;
-		orrery-hold) conf=hold ;;
-		*) conf=orrery ;;
-		esac
-		if [ "$conf" != "$cur" ]; then
-			[ -z "$cur" ] || { cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1; }
-			cur=$conf
-			case $conf in
-			cons_tres) cs_up "$SCEN-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres ;;
-			orrery) cs_up "$SCEN-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
-				--orrery-conf "$FAB/orrery.conf" ;;
-			hold) { cat "$FAB/orrery.conf"; echo "hold=$HOLD_RULE"; } >"$FAB/orrery-hold.conf"
-			      cs_up "$SCEN-orrery-hold" "select/orrery_cons_tres with hold=$HOLD_RULE, fabric $TAG" "${copts[@]}" \
-				--select orrery --orrery-conf "$FAB/orrery-hold.conf" ;;
-			esac
-		fi
-		"$1" "$pol"
-	done
-	cd / && "$CLUSTER" down --state-dir "$STATE" >/dev/null 2>&1
-}
-
 # start_end POL I: job I's Start and End under POL, in epoch seconds
 # (run_sequence's record, read after its cluster is down).
 start_end() {
@@ -656,7 +642,7 @@ sequence() {
 	JOBS=${#SEQ_RANKS[@]}
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	fabric_up
-	sequence_policies run_sequence
+	each_policy run_sequence "$SEQ_POLICIES"
 	# The same sequence in orrery-sim (its model of Slurm's queue: the
 	# scheduler's order and backfill passes, without launch costs).
 	local sd=$STATE/$SCEN-sim i prof
