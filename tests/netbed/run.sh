@@ -71,6 +71,11 @@
 # fabric, four jobs through sbatch (see "scenario h" below), under
 # cons_tres, orrery, and orrery with orrery.conf's hold= (orrery-hold).
 #
+# Scenario r (NETBED_SCENARIOS=r; not in make netbed, about 7 minutes a
+# seed): a random mix of NETBED_MIX_JOBS jobs (default 8) drawn from
+# NETBED_SEED (see "scenario r" below) under the same three policies,
+# each against cons_tres, measured and simulated.
+#
 # Usage: tests/netbed/run.sh [--build-dir DIR] [--state-dir DIR]
 #                            [--port-base P] [--keep]
 # Env: NETBED_SCENARIOS (default "a a-fair"), NETBED_ITERS (default 16),
@@ -91,7 +96,9 @@
 # arbitration 331-336 ms, the 335.5 ms of 100 Mbit/s, so a 354 ms slot),
 # NETBED_CHANNELS (the trainer's --channels: connections per ring
 # neighbour, default 1), NETBED_HOLD (scenario h's hold= rule, default
-# 0.5,120), NETBED_TAG (the fabric's tag, default pPORT).  Run as root.
+# 0.5,120), NETBED_SEED and NETBED_MIX_JOBS (scenario r's draw and
+# size, default 1 and 8), NETBED_TAG (the fabric's tag, default pPORT).
+# Run as root.
 # Starts and always stops its own clusters and fabric (namespaces
 # onb-TAG-*).  Last line: "N passed, M failed".
 set -u -o pipefail
@@ -160,6 +167,7 @@ WINDOW=$((WINDOW / CHANNELS))
 leaf_of() { awk -v n="$1" '$1 == n { print $4 }' "$FAB/hosts"; }
 # pct_err SIM MEASURED: (SIM - MEASURED) / MEASURED in percent, or nan.
 pct_err() { awk -v s="$1" -v m="$2" 'BEGIN { if (m > 0 && s > 0) printf "%.1f", (s - m) / m * 100; else print "nan" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "nan" }'; }
 stat_of() { "$NETBED" stats --state-dir "$FAB" --tag "$TAG" | sed -n "s/^$1=//p"; }
 
 # fabric_up: the scenario's fabric (LEAVES HOSTS_PER_LEAF UPLINKS).
@@ -315,7 +323,9 @@ scenario() {
 	   seq_c; sequence; return ;;
 	h) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 WLIST=() EFFICIENCY=${NETBED_EFFICIENCY:-0.85}
 	   seq_h; sequence; return ;;
-	*) not_ok "scenario '$SCEN'" "accepted: a a-fair a3 b c h"; return ;;
+	r) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 WLIST=() EFFICIENCY=${NETBED_EFFICIENCY:-0.85}
+	   seq_r || return; sequence; return ;;
+	*) not_ok "scenario '$SCEN'" "accepted: a a-fair a3 b c h r"; return ;;
 	esac
 	NODES=$((LEAVES * HOSTS_PER_LEAF))
 	local up_ms
@@ -555,6 +565,40 @@ seq_h() {
 	SEQ_AT=(0 1 2 3)
 	SEQ_POLICIES="cons_tres orrery orrery-hold"
 }
+# r: a random mix, not chosen to show anything: NETBED_MIX_JOBS jobs
+# (default 8) drawn from NETBED_SEED (default 1; the same seed gives the
+# same jobs on any machine: bash arithmetic, no awk rand): 1, 2, 3 or 4
+# nodes (15, 30, 35, 20 %; 4-node rings cross two uplinks), 1-3 MiB
+# all-reduces, a compute phase of 40, 100, 200 or 300 ms or as long as
+# the Up phase, as many iterations as make 10-30 s at the profile's
+# period, each submitted 0-8 s after the one before.  Under cons_tres,
+# orrery and orrery-hold; the ratios are printed, not asserted.
+seq_r() {
+	local seed=${NETBED_SEED:-1} n=${NETBED_MIX_JOBS:-8} i x R at=0 c p period
+	[[ $seed =~ ^[0-9]+$ ]] && [ "$seed" -le 1000000 ] && [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 40 ] || {
+		not_ok "$SCEN: NETBED_SEED=$seed NETBED_MIX_JOBS=$n" "accepted: a seed 0-1000000, 1-40 jobs"
+		return 1
+	}
+	rnd() { x=$(( (x * 1103515245 + 12345) % 2147483648 )); R=$(( (x >> 8) % $1 )); }
+	x=$(( (seed * 2654435761 + 12345) % 2147483648 ))
+	SEQ_RANKS=() SEQ_BYTES=() SEQ_COMPUTE=() SEQ_ITERS=() SEQ_AT=()
+	for ((i = 0; i < n; i++)); do
+		rnd 20
+		SEQ_RANKS[i]=$(( R < 3 ? 1 : R < 9 ? 2 : R < 16 ? 3 : 4 ))
+		rnd 3; SEQ_BYTES[i]=$(( (R + 1) * 1048576 ))
+		c=(40 100 200 300 up); rnd 5; SEQ_COMPUTE[i]=${c[R]}
+		[ "${SEQ_RANKS[i]}" -gt 1 ] || { SEQ_BYTES[i]=4; [ "${SEQ_COMPUTE[i]}" != up ] || SEQ_COMPUTE[i]=300; }
+		p=$(seq_profile "$i")
+		period=${SEQ_COMPUTE[i]}
+		[ -z "$p" ] || period=$(echo "$p" | sed -n 's/^period=\([0-9]*\)ms;.*/\1/p')
+		rnd 21; SEQ_ITERS[i]=$(( (10 + R) * 1000 / period ))
+		[ "${SEQ_ITERS[i]}" -ge 5 ] || SEQ_ITERS[i]=5
+		[ "$i" -eq 0 ] || { rnd 9; at=$((at + R)); }
+		SEQ_AT[i]=$at
+		echo "# r seed $seed job $((i + 1)): ${SEQ_RANKS[i]} nodes, ${SEQ_BYTES[i]} B all-reduce, compute $([ "${SEQ_COMPUTE[i]}" = up ] && echo "as long as the Up phase" || echo "${SEQ_COMPUTE[i]} ms"), ${SEQ_ITERS[i]} iterations, submitted at ${SEQ_AT[i]} s${p:+, profile $p}"
+	done
+	SEQ_POLICIES="cons_tres orrery orrery-hold"
+}
 HOLD_RULE=${NETBED_HOLD:-0.5,120}
 
 seq_profile() {  # seq_profile I: the job's profile (empty: 1 node)
@@ -571,8 +615,9 @@ seq_compute() {  # the compute phase in ms
 }
 
 run_sequence() {
-	local pol=$1 i ids=() t0 opt prof st problems="" f nodes crossing=0 d0 r0 v=${1//-/_}
+	local pol=$1 i ids=() t0 opt prof st problems="" f nodes crossing=0 d0 r0 v=${1//-/_} l0 held=""
 	d0=$(stat_of drops) r0=$(stat_of retrans)
+	l0=$(wc -l <"$STATE/log/slurmctld.log" 2>/dev/null || echo 0)
 	t0=$(date +%s%N)
 	for i in $(seq 0 $((JOBS - 1))); do
 		# Staggered submits: job i at SEQ_AT[i] seconds after the first.
@@ -624,8 +669,15 @@ run_sequence() {
 		while read -r t; do date -d "$t" +%s 2>/dev/null; done | sort -n | sed -n '1p;$p' | paste -sd' ' |
 		awk 'NF == 2 { print $2 - $1 } NF != 2 { print "nan" }')
 	eval "MEAN_$v=$mean P99_$v=$p99 JCT_$v=$jm MAKESPAN_$v=$mk"
+	# The jobs select/orrery held (its one "held:" line per job, in this
+	# cluster's slurmctld log since the first submit).
+	for i in $(seq 1 "$JOBS"); do
+		tail -n +$((l0 + 1)) "$STATE/log/slurmctld.log" 2>/dev/null |
+			grep -q "JobId=${ids[$((i - 1))]:-x} held:" && held="$held${held:+,}$i"
+	done
+	eval "HELD_$v=\${held:-none}"
 	if [ -z "$problems" ]; then
-		ok "$SCEN $pol: $JOBS jobs submitted through sbatch ran in the fabric ($crossing crossed an uplink; mean JCT $jm s, makespan $mk s)"
+		ok "$SCEN $pol: $JOBS jobs submitted through sbatch ran in the fabric ($crossing crossed an uplink; mean JCT $jm s, makespan $mk s; held: ${held:-none})"
 	else
 		not_ok "$SCEN $pol: $JOBS jobs submitted through sbatch ran in the fabric" $problems \
 			"$(tail -n 3 "$OUT/$pol".*.batch "$OUT/$pol".*.sbatch.err 2>/dev/null)"
@@ -673,6 +725,14 @@ sequence() {
 		eval "line=\"netbed-jct: scenario=$SCEN policy=$pol jobs=$JOBS jct_s_mean=\$JCT_$v makespan_s=\$MAKESPAN_$v sim_jct_s_mean=$sj sim_makespan_s=$sk\""
 		echo "$line"
 		[ -z "${NETBED_LINES:-}" ] || echo "$line" >>"$NETBED_LINES"
+		eval "SJ_$v=$sj SK_$v=$sk"
+	done
+	# Each policy against cons_tres, measured and as the simulator
+	# predicted it (printed, not asserted: one run of a few jobs).
+	for pol in $SEQ_POLICIES; do
+		[ "$pol" != cons_tres ] || continue
+		v=${pol//-/_}
+		eval "echo \"# $SCEN $pol / cons_tres: mean JCT \$(ratio \$JCT_$v \$JCT_cons_tres) (simulated \$(ratio \$SJ_$v \$SJ_cons_tres)), makespan \$(ratio \$MAKESPAN_$v \$MAKESPAN_cons_tres) (simulated \$(ratio \$SK_$v \$SK_cons_tres)); held: \$HELD_$v\""
 	done
 	[ "$SCEN" != h ] || check_hold
 	"$NETBED" down --tag "$TAG"
