@@ -34,3 +34,6 @@ EXTRA_DIST += contrib/netbed/plot-iterations contrib/netbed/bought doc/netbed-re
 # The trainer's arguments and profile derivation (no fabric, no root).
 TESTS += tests/netbed/trainer-args.sh
 EXTRA_DIST += tests/netbed/trainer-args.sh
+# Scenario r's random mix: a seed draws the same jobs (no fabric, no root).
+TESTS += tests/netbed/mix-draw.sh
+EXTRA_DIST += tests/netbed/mix-draw.sh tests/netbed/mix.sh
