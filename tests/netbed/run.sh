@@ -631,10 +631,12 @@ run_sequence() {
 		awk 'NF == 2 { print $2 - $1 } NF != 2 { print "nan" }')
 	eval "MEAN_$v=$mean P99_$v=$p99 JCT_$v=$jm MAKESPAN_$v=$mk"
 	# The jobs select/orrery held (its one "held:" line per job, in this
-	# cluster's slurmctld log since the first submit).
+	# cluster's slurmctld log since the first submit).  No pipe into
+	# grep -q: under pipefail the writer's SIGPIPE would fail a match.
 	for i in $(seq 1 "$JOBS"); do
-		tail -n +$((l0 + 1)) "$STATE/log/slurmctld.log" 2>/dev/null |
-			grep -q "JobId=${ids[$((i - 1))]:-x} held:" && held="$held${held:+,}$i"
+		awk -v l0="$l0" -v pat="JobId=${ids[$((i - 1))]:-x} held:" \
+			'NR > l0 && index($0, pat) { f = 1; exit } END { exit !f }' \
+			"$STATE/log/slurmctld.log" 2>/dev/null && held="$held${held:+,}$i"
 	done
 	eval "HELD_$v=\${held:-none}"
 	if [ -z "$problems" ]; then
