@@ -183,17 +183,30 @@ fabric_up() {
 	fi
 }
 
+# policy_opts POLICY PROFILE: the sbatch options (OPT) and environment
+# (GENV) of a job with PROFILE (empty: none) under POLICY.  The gate's
+# switch travels in the environment sbatch exports by default, not in
+# --export=ALL,ORRERY_GATE=...: sbatch (22.05, 24.11) asks slurmd to load
+# the user's login environment for any --export but ALL
+# (SLURM_GET_USER_ENV=1: a "su -" before the batch script, 0.1-1.2 s
+# here), a start cost cons_tres's jobs, submitted without --export, did
+# not pay (netbed-report.md, "6 December, evening").
+policy_opts() {
+	opt=() genv=()
+	[ -n "$2" ] || return 0
+	case $1 in
+	orrery-place) opt=(--comm-profile="$2") genv=(ORRERY_GATE=off) ;;
+	orrery | orrery-hold) opt=(--comm-profile="$2") genv=(ORRERY_GATE=on) ;;
+	esac
+}
+
 # run_policy POLICY: two jobs at once, aligned first iterations; sets
 # MEAN_P P99_P DROPS_P RETRANS_P NODES_1 NODES_2 and prints what the
 # jobs saw.
 run_policy() {
-	local pol=$1 j ids=() st d0 r0 start opt=() problems="" f nodes w
+	local pol=$1 j ids=() st d0 r0 start opt=() genv=() problems="" f nodes w
 	d0=$(stat_of drops) r0=$(stat_of retrans)
-	case $pol in
-	cons_tres) ;;
-	orrery-place) opt=(--comm-profile="$PROFILE" --export=ALL,ORRERY_GATE=off) ;;
-	orrery) opt=(--comm-profile="$PROFILE" --export=ALL,ORRERY_GATE=on) ;;
-	esac
+	policy_opts "$pol" "$PROFILE"
 	# Far enough ahead for every job to be scheduled and connected, and
 	# for the channel's re-alignments (select-orrery(8), CHANNEL: 2 s
 	# lead, 1 s poll) of the jobs that began first to reach their nodes.
@@ -201,7 +214,7 @@ run_policy() {
 	for j in $(seq "$JOBS"); do
 		w=()
 		[ -z "${WLIST[$j]:-}" ] || w=(-w "${WLIST[$j]}")
-		ids+=("$(timeout 20 sbatch --parsable -J "nb-$SCEN-$pol-$j" -N$RANKS --ntasks-per-node=1 --exclusive \
+		ids+=("$(env "${genv[@]}" timeout 20 sbatch --parsable -J "nb-$SCEN-$pol-$j" -N$RANKS --ntasks-per-node=1 --exclusive \
 			"${w[@]}" -o "$OUT/$pol.$j.batch" "${opt[@]}" --wrap "srun -o $OUT/$pol.$j.%t \
 			$NETBED task --state-dir $FAB --port-base $((PORT_BASE + 100)) -- \
 			$TRAINER --iters $ITERS --warmup $WARMUP --compute-ms $COMPUTE_MS --bytes $BYTES \
@@ -270,9 +283,16 @@ run_sim() {
 # with it, orrery-hold on one whose orrery.conf adds hold=HOLD_RULE; a
 # cluster is brought up when the next policy needs another, and down
 # after the last.
+#
+# batch_sched_delay=0: slurmctld's background thread schedules submitted
+# batch jobs at most every batch_sched_delay seconds (default 3), so a
+# job's start would depend on where its submit fell in a 3 s tick, a
+# 0-3 s noise per job that no policy causes and that orrery-sim does not
+# model; with 0 the same thread schedules them within its 1 s loop.
 each_policy() {
 	local pol conf cur="" copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
-		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1")
+		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1"
+		--slurm-conf "SchedulerParameters=batch_sched_delay=0")
 	for pol in $2; do
 		case $pol in
 		cons_tres) conf=cons_tres ;;
@@ -576,7 +596,7 @@ seq_compute() {  # the compute phase in ms
 }
 
 run_sequence() {
-	local pol=$1 i ids=() t0 opt prof st problems="" f nodes crossing=0 d0 r0 v=${1//-/_} l0 held=""
+	local pol=$1 i ids=() t0 opt genv prof st problems="" f nodes crossing=0 d0 r0 v=${1//-/_} l0 held=""
 	d0=$(stat_of drops) r0=$(stat_of retrans)
 	l0=$(wc -l <"$STATE/log/slurmctld.log" 2>/dev/null || echo 0)
 	t0=$(date +%s%N)
@@ -584,14 +604,8 @@ run_sequence() {
 		# Staggered submits: job i at SEQ_AT[i] seconds after the first.
 		while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $((SEQ_AT[i] * 1000)) ]; do sleep 0.1; done
 		prof=$(seq_profile "$i")
-		opt=()
-		if [ -n "$prof" ]; then
-			case $pol in
-			orrery-place) opt=(--comm-profile="$prof" --export=ALL,ORRERY_GATE=off) ;;
-			orrery|orrery-hold) opt=(--comm-profile="$prof" --export=ALL,ORRERY_GATE=on) ;;
-			esac
-		fi
-		ids+=("$(timeout 20 sbatch --parsable -J "nb-$SCEN-$pol-$((i + 1))" -N${SEQ_RANKS[$i]} --ntasks-per-node=1 --exclusive \
+		policy_opts "$pol" "$prof"
+		ids+=("$(env "${genv[@]}" timeout 20 sbatch --parsable -J "nb-$SCEN-$pol-$((i + 1))" -N${SEQ_RANKS[$i]} --ntasks-per-node=1 --exclusive \
 			-o "$OUT/$pol.$((i + 1)).batch" "${opt[@]}" --wrap "srun -o $OUT/$pol.$((i + 1)).%t \
 			$NETBED task --state-dir $FAB --port-base $((PORT_BASE + 100)) -- \
 			$TRAINER --iters ${SEQ_ITERS[$i]} --warmup 1 --compute-ms $(seq_compute "$i") --bytes ${SEQ_BYTES[$i]} \
