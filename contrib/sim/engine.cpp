@@ -104,15 +104,18 @@ struct Running {
 
 // Slots epoch + shift + k * period are where the job's iteration starts on
 // the circle; its first Up phase belongs at offset_0 after that, so the
-// gate's grid is moved by offset_0.
-static orrery_gate_t *make_gate(const Placement &pl, const Pattern &pat, double epoch,
+// gate's grid is moved by offset_0, the profile's (the job-side gate knows
+// the profile, not the job's real compute).
+static orrery_gate_t *make_gate(const Placement &pl, const JobSpec &job, double epoch,
 				double late_tolerance)
 {
+	const Pattern &pat = job.pattern;
 	orrery_gate_params_t p;
 	orrery_gate_params_default(&p);
 	p.period_us = (int64_t)std::llround(pl.gate_period * 1e6);
 	p.epoch_us = (int64_t)std::llround(epoch * 1e6);
-	int64_t off = (int64_t)std::llround(pat.phases[0].offset * 1e6);
+	int64_t off = (int64_t)std::llround(
+		(job.gate_offset >= 0 ? job.gate_offset : pat.phases[0].offset) * 1e6);
 	int64_t sh = (int64_t)std::llround(pl.shift * 1e6) + off;
 	p.shift_us = p.period_us > 0 ? ((sh % p.period_us) + p.period_us) % p.period_us : 0;
 	if (late_tolerance > 0)
@@ -407,7 +410,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.acc.disabled = 0;
 		take_gate(r.pl, r.change);
 		if (r.pl.gated && r.pl.gate_period > 0)
-			r.gate.reset(make_gate(r.pl, jobs[j].pattern, opt_.epoch, opt_.gate_late_tolerance));
+			r.gate.reset(make_gate(r.pl, jobs[j], opt_.epoch, opt_.gate_late_tolerance));
 		else
 			r.gate.reset();
 		r.pending = false;
@@ -566,7 +569,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			return;
 		}
 		if (r.pl.gated)
-			r.gate.reset(make_gate(r.pl, pat, opt_.epoch, opt_.gate_late_tolerance));
+			r.gate.reset(make_gate(r.pl, jobs[j], opt_.epoch, opt_.gate_late_tolerance));
 		res[j].ever_gated = r.pl.gated;
 		r.stepped = true;
 		r.phase = 0;

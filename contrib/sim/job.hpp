@@ -39,7 +39,12 @@ struct JobSpec {
 	uint32_t flows = 0;       // flows per uplink (ECMP); 0 = the fabric's
 	std::vector<uint32_t> at; // nodes the trace pins it to (sorted); empty:
 				  // the policy chooses
-	Pattern pattern;          // resolved for this job's shape and fabric
+	Pattern pattern;          // resolved for this job's shape and fabric:
+				  // what the job does on the fabric
+	// Phase 0's offset in the job's profile, where its gate puts the
+	// slot; < 0: pattern's own.  Differs from pattern's when the job's
+	// compute differs from its profile (--profile-error).
+	double gate_offset = -1;
 	// The queue (queue.hpp): Slurm's job priority (higher first; equal:
 	// submit order, as priority/basic gives), the time limit the
 	// backfill plan uses (0: the queue's default), and --switches=N@wait

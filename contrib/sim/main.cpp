@@ -41,6 +41,7 @@ void usage(FILE *f)
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--realign-delay S] [--gate-late-tolerance F]\n"
+		"                  [--profile-error E]\n"
 		"                  [--newcomer-gate with-group|at-start]\n"
 		"                  [--uplink-links K] [--flows N]\n"
 		"                  [--rank-spread N] [--hold COST,SECONDS]\n"
@@ -126,7 +127,7 @@ int run(int argc, char **argv)
 	uint64_t seed0 = 1;
 	bool quiet = false, list = false, fast_forward = true;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
-	double os_leaf = -1, os_pod = -1, realign_delay = 5, gate_tol = 0;
+	double os_leaf = -1, os_pod = -1, realign_delay = 5, gate_tol = 0, prof_err = 0;
 	bool newcomer_with_group = true;
 	int rank_spread = -1;  // -1: orrery.conf's, else liborrery's default
 	HoldRule hold;
@@ -140,7 +141,8 @@ int run(int argc, char **argv)
 	double tl_factor = -1;
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
 	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD, O_NOFF,
-	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR, O_GATETOL, O_NEWCOMER, O_HOLD };
+	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR, O_GATETOL, O_NEWCOMER, O_HOLD,
+	       O_PROFERR };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -161,6 +163,7 @@ int run(int argc, char **argv)
 		{"oversub-pod", required_argument, nullptr, O_OSP},
 		{"realign-delay", required_argument, nullptr, O_RD},
 		{"gate-late-tolerance", required_argument, nullptr, O_GATETOL},
+		{"profile-error", required_argument, nullptr, O_PROFERR},
 		{"newcomer-gate", required_argument, nullptr, O_NEWCOMER},
 		{"rank-spread", required_argument, nullptr, O_RSPREAD},
 		{"hold", required_argument, nullptr, O_HOLD},
@@ -218,6 +221,12 @@ int run(int argc, char **argv)
 			if (!(gate_tol >= 0 && gate_tol < 1))
 				throw std::runtime_error("--gate-late-tolerance: a fraction of the period in [0, 1) "
 							 "(0: the gate's default, 0.1)");
+			break;
+		case O_PROFERR:
+			prof_err = num(optarg, "--profile-error");
+			if (!(prof_err >= 0 && prof_err <= 0.5))
+				throw std::runtime_error("--profile-error: a fraction in [0, 0.5] (each job's compute "
+							 "is its profile's times a factor in [1 - E, 1 + E])");
 			break;
 		case O_NEWCOMER:
 			if (!strcmp(optarg, "at-start"))
@@ -449,6 +458,7 @@ int run(int argc, char **argv)
 	for (unsigned k = 0; k < seeds && !sacct.empty(); k++) {
 		seed_list.push_back(seed0 + k);
 		workloads.push_back(hist.jobs);
+		perturb_compute(workloads.back(), prof_err, seed0 + k);
 	}
 	for (unsigned k = 0; k < seeds && sacct.empty(); k++) {
 		uint64_t s = seed0 + k;
@@ -466,6 +476,7 @@ int run(int argc, char **argv)
 				throw std::runtime_error("cannot write " + write_tr);
 		}
 		workloads.push_back(make_jobs(rows, profiles));
+		perturb_compute(workloads.back(), prof_err, s);
 	}
 
 	Report rep;

@@ -301,6 +301,32 @@ std::vector<JobSpec> make_jobs(const std::vector<TraceRow> &rows,
 	return jobs;
 }
 
+void perturb_compute(std::vector<JobSpec> &jobs, double error, uint64_t seed)
+{
+	if (error <= 0)
+		return;
+	for (JobSpec &j : jobs) {
+		Pattern &p = j.pattern;
+		if (p.phases.empty())
+			continue;
+		Rng rng(seed * 0x2545f4914f6cdd1dULL + 0x51ed27ULL * (j.id + 1));
+		const double f = 1 - error + 2 * error * rng.uniform();
+		j.gate_offset = p.phases[0].offset;
+		// As iteration_time() runs them: each phase at its offset or
+		// after the previous one; the gaps before them and the tail
+		// are compute.
+		double t = 0, t2 = 0;
+		for (Phase &ph : p.phases) {
+			const double gap = std::max(0.0, ph.offset - t);
+			t = std::max(t, ph.offset) + ph.duration;
+			t2 += f * gap;
+			ph.offset = t2;
+			t2 += ph.duration;
+		}
+		p.period = t2 + f * std::max(0.0, p.period - t);
+	}
+}
+
 Scenario scenario(const std::string &name)
 {
 	Scenario s;

@@ -81,4 +81,10 @@ Scenario scenario(const std::string &name);
 std::vector<JobSpec> make_jobs(const std::vector<TraceRow> &rows,
 			       ProfileTable &profiles);
 
+// --profile-error E: each job's compute (the pattern's time outside its
+// Up phases) becomes F times its profile's, F uniform in [1 - E, 1 + E]
+// drawn from (seed, job id); its Up phases, iteration count and what
+// placement and the gate are told (its profile) stay.  E in [0, 0.5].
+void perturb_compute(std::vector<JobSpec> &jobs, double error, uint64_t seed);
+
 }  // namespace sim

@@ -58,3 +58,21 @@ if "$sim" --trace "$tmp/pinbad.csv" --leaves 2 --nodes-per-leaf 3 --quiet --seed
 	echo "pinned node outside the fabric accepted"; exit 1
 fi
 grep -q "node 99 of its 'at' field is not in the fabric" "$tmp/err"
+# --profile-error: the same pinned jobs, each computing 0.8-1.2x what its
+# profile says (the same factor under every policy).  Alone a job takes
+# 100 x (f x 100 ms + 100 ms): 18-22 s, not all 20 s.  orrery still
+# time-divides on the profiles: one Up phase each per 300 ms, so every job
+# ends after about 100 x 300 ms whatever its compute (a job computing less
+# than its profile waits for its slot).
+"$sim" --trace "$tmp/pin.csv" --leaves 2 --nodes-per-leaf 3 --node-link-mbps 200 \
+	--oversub-leaf 6 --seeds 1 --quiet --policies ideal,orrery --profile-error 0.2 --out "$tmp/pe" > /dev/null
+awk -F, 'NR > 1 { if ($7 < 17.99 || $7 > 22.01 || $6 != $7) { print "ideal: job " $1 " isolated " $7 " jct " $6; bad = 1 }
+		if ($7 != 20) off++ }
+	END { if (off < 2) { print "ideal: profile-error left the jobs at their profiles"; bad = 1 }; exit bad }' \
+	"$tmp/pe/jobs-ideal-s1.csv"
+awk -F, 'NR > 1 && ($6 < 29.79 || $6 > 30.21 || $12 < 0.299 || $12 > 0.301) { print "orrery: job " $1 " jct " $6 " period " $12; bad = 1 }
+	END { exit bad }' "$tmp/pe/jobs-orrery-s1.csv"
+if "$sim" --trace "$tmp/pin.csv" --profile-error 0.6 --quiet 2> "$tmp/err"; then
+	echo "--profile-error 0.6 accepted"; exit 1
+fi
+grep -q -- "--profile-error: a fraction in \[0, 0.5\]" "$tmp/err"
