@@ -434,6 +434,23 @@ int orrery_cluster_job_shift_us(const orrery_cluster_t *c, uint32_t job_id,
 				int64_t *shift_us, int64_t *period_us);
 const orrery_profile_t *orrery_cluster_job_profile(const orrery_cluster_t *c,
 						   uint32_t job_id);
+/* A running job's measured iteration time, µs (its gate's measured_us,
+ * orrery_gate_stats_t: from one release to the next request, waiting
+ * excluded).  When it differs from the period c models the job with by
+ * more than tolerance (a fraction of that period, 0..0.5), c models the
+ * job at the measured period from now on: the compute of the profile it
+ * was added with scaled to fit, its Up phases kept (orrery_cluster_job_
+ * profile still returns that profile), its shift kept.  *changed is then
+ * 1: re-solve with orrery_cluster_realign (the job's link group is solved
+ * again, not carried over) and publish with orrery_division_job_gate.
+ * ORRERY_ERANGE, the job left as it was: the measurement is outside half
+ * to twice the profile's period, or leaves no compute.  Not in the state
+ * file: a reloaded cluster takes the retimed pattern as the job's profile.
+ * orrery-sim --learn-periods drives this; select/orrery does not yet (no
+ * channel carries measurements from the job to slurmctld). */
+int orrery_cluster_job_measured(orrery_cluster_t *c, uint32_t job_id,
+				int64_t iteration_us, double tolerance,
+				int *changed, orrery_error_t *err);
 /* Node indices of a job; returns the count, copies at most max. */
 size_t orrery_cluster_job_nodes(const orrery_cluster_t *c, uint32_t job_id,
 				uint32_t *nodes, size_t max);
@@ -677,8 +694,11 @@ int orrery_division_find_job(const orrery_division_t *d, uint32_t job_id,
  * a rotated group keeps the period and shift c records for it (the one it
  * runs on: a newcomer was shifted against its running neighbours, as
  * CASSINI does, and a running job is not moved).  select/orrery publishes
- * this gate and orrery-sim's orrery policy applies it.  ORRERY_ENOENT if
- * the job is not in c. */
+ * this gate and orrery-sim's orrery policy applies it.  For a job
+ * retimed to its measured iteration (orrery_cluster_job_measured) the
+ * shift is for a gate that places the profile's first Up phase, as the
+ * job-side gate does: moved by where the retimed pattern has that phase.
+ * ORRERY_ENOENT if the job is not in c. */
 int orrery_division_job_gate(const orrery_cluster_t *c,
 			     const orrery_division_t *d, size_t i,
 			     orrery_division_job_t *out);
@@ -739,7 +759,15 @@ typedef struct orrery_gate_stats {
 	uint64_t disables;       /* times it turned itself off            */
 	int64_t period_us;       /* period in force now (0 while off)     */
 	int64_t measured_us;     /* measured work per iteration (mean)    */
+	/* The shortest work of the latest ORRERY_GATE_MEASURE_WINDOW
+	 * iterations in a row (0: none complete yet), and how many such
+	 * windows have completed.  Sharing a link only lengthens a job's
+	 * work, so this is the closest to its own iteration time
+	 * (orrery_cluster_job_measured). */
+	int64_t min_work_us;
+	uint64_t windows;
 } orrery_gate_stats_t;
+#define ORRERY_GATE_MEASURE_WINDOW 8
 
 typedef struct orrery_gate orrery_gate_t;
 

@@ -47,6 +47,7 @@ enum EvType : uint8_t {
 	EV_SHARE,     // a = job, v = share sequence: mltcp share update
 	EV_BACKFILL,  // a sched/backfill pass (slurm queue)
 	EV_CRUISE_END,  // a = job, v = cruise sequence: a cruising job ends
+	EV_LEARN,     // the policy took a measured iteration: its gate changes
 };
 
 // mltcp's rule: share = 1 + kMltcpSlope * (fraction of this iteration's
@@ -90,6 +91,7 @@ struct Running {
 	bool pending = false;     // a gate change waits for a boundary
 	double pending_after = 0;
 	GateChange change;
+	uint64_t windows_seen = 0;  // the gate's measurement windows reported
 	orrery_gate_stats_t acc{};  // counters of gates already replaced
 	// Fast-forward (cruise.hpp): iterations cruise_iter0.. at isolated
 	// timing, iteration cruise_iter0 starting at cruise_t0.
@@ -296,6 +298,18 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		if (r.gate && r.phase == 0) {
 			int64_t now_us = (int64_t)std::llround(now * 1e6);
 			int64_t rel = orrery_gate_release_at(r.gate.get(), now_us);
+			// A window of the gate's measurement completed: its
+			// shortest work goes to the policy.
+			orrery_gate_stats_t gs;
+			orrery_gate_stats(r.gate.get(), &gs);
+			if (gs.windows != r.windows_seen) {
+				r.windows_seen = gs.windows;
+				if (gs.min_work_us > 0 &&
+				    policy_.measured(jobs[j], gs.min_work_us)) {
+					res[j].learned++;
+					push(now, EV_LEARN, j);
+				}
+			}
 			if (rel > now_us) {
 				push((double)rel / 1e6, EV_GATE, j);
 				return;
@@ -414,6 +428,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		else
 			r.gate.reset();
 		r.pending = false;
+		r.windows_seen = 0;
 		if (!at_launch)
 			res[j].realigned++;
 		res[j].ever_gated |= r.pl.gated;
@@ -717,6 +732,9 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			schedule_share(e.a, now);
 			break;
 		}
+		case EV_LEARN:
+			take_changes(now, -1);
+			break;
 		case EV_CRUISE_END:
 			if (!run[e.a].cruising || e.v != run[e.a].cruise_seq)
 				break;  // resumed since

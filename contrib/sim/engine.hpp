@@ -71,6 +71,13 @@ public:
 	// jobs' (EngineOptions::newcomer_with_group): at the job's first
 	// iteration boundary at least EngineOptions::realign_delay later.
 	virtual void gate_changes(std::vector<GateChange> &) {}
+	// A gated job's measured iteration, µs: the shortest work of each
+	// window its gate completes (orrery_gate_stats_t.min_work_us).  True: the policy took it (the job's
+	// model changed) and gate changes may wait (gate_changes), applied as
+	// after an end.  The orrery policies take it when learn_tolerance >= 0
+	// (orrery-sim --learn-periods) and it is off by more than that.
+	virtual bool measured(const JobSpec &, int64_t) { return false; }
+	double learn_tolerance = -1;
 	// After gate_changes(): the link-group decisions made since the last
 	// call (GroupRecord::time is the engine's to set).
 	virtual void group_decisions(std::vector<GroupRecord> &) {}
@@ -106,6 +113,8 @@ struct JobResult {
 	uint64_t gate_rearmed = 0;     // ... went back to its grid or on
 	uint64_t gate_disables = 0;    // ... turned itself off
 	uint32_t realigned = 0;        // gate changes applied while running
+	uint32_t learned = 0;          // times the policy took its measured
+				       // iteration (Policy::measured)
 	bool ever_gated = false;       // gated at some point of its run
 	double jct() const { return finish - arrival; }
 	double run() const { return finish - start; }

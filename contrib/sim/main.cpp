@@ -41,7 +41,7 @@ void usage(FILE *f)
 		"                  [--durations MIN:MAX] [--write-trace FILE]\n"
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--realign-delay S] [--gate-late-tolerance F]\n"
-		"                  [--profile-error E]\n"
+		"                  [--profile-error E] [--learn-periods TOL]\n"
 		"                  [--newcomer-gate with-group|at-start]\n"
 		"                  [--uplink-links K] [--flows N]\n"
 		"                  [--rank-spread N] [--hold COST,SECONDS]\n"
@@ -127,7 +127,8 @@ int run(int argc, char **argv)
 	uint64_t seed0 = 1;
 	bool quiet = false, list = false, fast_forward = true;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
-	double os_leaf = -1, os_pod = -1, realign_delay = 5, gate_tol = 0, prof_err = 0;
+	double os_leaf = -1, os_pod = -1, realign_delay = 5, gate_tol = 0, prof_err = 0,
+	       learn = -1;
 	bool newcomer_with_group = true;
 	int rank_spread = -1;  // -1: orrery.conf's, else liborrery's default
 	HoldRule hold;
@@ -142,7 +143,7 @@ int run(int argc, char **argv)
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
 	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD, O_NOFF,
 	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR, O_GATETOL, O_NEWCOMER, O_HOLD,
-	       O_PROFERR };
+	       O_PROFERR, O_LEARN };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -164,6 +165,7 @@ int run(int argc, char **argv)
 		{"realign-delay", required_argument, nullptr, O_RD},
 		{"gate-late-tolerance", required_argument, nullptr, O_GATETOL},
 		{"profile-error", required_argument, nullptr, O_PROFERR},
+		{"learn-periods", required_argument, nullptr, O_LEARN},
 		{"newcomer-gate", required_argument, nullptr, O_NEWCOMER},
 		{"rank-spread", required_argument, nullptr, O_RSPREAD},
 		{"hold", required_argument, nullptr, O_HOLD},
@@ -227,6 +229,13 @@ int run(int argc, char **argv)
 			if (!(prof_err >= 0 && prof_err <= 0.5))
 				throw std::runtime_error("--profile-error: a fraction in [0, 0.5] (each job's compute "
 							 "is its profile's times a factor in [1 - E, 1 + E])");
+			break;
+		case O_LEARN:
+			learn = num(optarg, "--learn-periods");
+			if (!(learn >= 0 && learn <= 0.5))
+				throw std::runtime_error("--learn-periods: a fraction in [0, 0.5] (a gated job's "
+							 "measured iteration off its model by more than this "
+							 "fraction re-solves its link group)");
 			break;
 		case O_NEWCOMER:
 			if (!strcmp(optarg, "at-start"))
@@ -525,6 +534,7 @@ int run(int argc, char **argv)
 			try {
 				auto pol = make_policy(policies[t.p], fabric, topo.get(),
 						       profiles, seed_list[t.k], rank_spread, hold);
+				pol->learn_tolerance = learn;
 				EngineOptions eo;
 				eo.progress = !quiet;
 				eo.realign_delay = realign_delay;

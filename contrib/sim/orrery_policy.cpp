@@ -173,6 +173,24 @@ public:
 		}
 	}
 
+	// orrery_cluster_job_measured: the job modelled at its measured
+	// iteration, its group re-solved.  A measurement liborrery refuses
+	// (outside half to twice the profile's period) leaves the job as
+	// profiled, as select/orrery would.
+	bool measured(const JobSpec &job, int64_t iteration_us) override
+	{
+		if (!(learn_tolerance >= 0) || !shifts_ || cassini_ ||
+		    job.pattern.phases.empty())
+			return false;
+		orrery_error_t err{};
+		int changed = 0;
+		if (orrery_cluster_job_measured(c_, job.id, iteration_us, learn_tolerance,
+						&changed, &err) != ORRERY_OK || !changed)
+			return false;
+		realign();
+		return true;
+	}
+
 	void gate_changes(std::vector<GateChange> &out) override
 	{
 		out.swap(changes_);

@@ -1,4 +1,5 @@
 // C API: cluster state (running jobs, shifts) and its state file.
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -158,6 +159,34 @@ const orrery_profile_t *orrery_cluster_job_profile(const orrery_cluster_t *c, ui
 		return nullptr;
 	auto it = c->profiles.find(job_id);
 	return it == c->profiles.end() ? nullptr : &it->second;
+}
+
+int orrery_cluster_job_measured(orrery_cluster_t *c, uint32_t job_id, int64_t iteration_us,
+				double tolerance, int *changed, orrery_error_t *err)
+{
+	if (changed)
+		*changed = 0;
+	return orrery::guard(err, [&] {
+		if (!c)
+			fail(ORRERY_EINVAL, "orrery_cluster_job_measured: NULL cluster");
+		const std::string who = "job " + std::to_string(job_id);
+		const orrery::RunningJob *j = c->c->job(job_id);
+		auto given = c->profiles.find(job_id);
+		if (!j || given == c->profiles.end())
+			fail(ORRERY_ENOENT, who + " is not recorded");
+		if (!(tolerance >= 0 && tolerance <= 0.5))
+			fail(ORRERY_ERANGE, who + ": tolerance " + std::to_string(tolerance) +
+			     " outside [0, 0.5]");
+		// Always from the profile the job was given, so that errors of
+		// successive measurements do not compound.
+		const orrery::Pattern &p = given->second.p.pattern;
+		if (iteration_us < p.period_us / 2 || iteration_us > 2 * p.period_us)
+			fail(ORRERY_ERANGE, who + ": measured iteration " +
+			     std::to_string(iteration_us) + " us is not within half to twice its profile's period (" +
+			     std::to_string(p.period_us) + " us); left as profiled");
+		if (c->c->measured(job_id, iteration_us, tolerance, p) && changed)
+			*changed = 1;
+	});
 }
 
 size_t orrery_cluster_job_nodes(const orrery_cluster_t *c, uint32_t job_id, uint32_t *nodes,

@@ -210,6 +210,18 @@ int orrery_division_job_gate(const orrery_cluster_t *c,
 		out->shift_us = j->shift_us;
 		out->period_us = j->gate_period_us;
 	}
+	// A job retimed to its measured iteration (orrery_cluster_job_measured)
+	// has its first Up phase elsewhere in the model than in the profile
+	// its gate knows (the gate puts that phase's offset after the slot):
+	// the shift carries the difference.
+	auto given = c->profiles.find(out->job_id);
+	if (out->gated && out->period_us > 0 && given != c->profiles.end() &&
+	    !given->second.p.pattern.phases.empty() && !j->pattern.phases.empty()) {
+		const int64_t move = j->pattern.phases[0].offset_us -
+				     given->second.p.pattern.phases[0].offset_us;
+		out->shift_us = ((out->shift_us + move) % out->period_us + out->period_us) %
+				out->period_us;
+	}
 	return ORRERY_OK;
 }
 

@@ -2,9 +2,11 @@
 #include "cluster/cluster.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 
 #include "core/error.hpp"
+#include "profile/profile.hpp"
 
 namespace orrery {
 
@@ -140,6 +142,51 @@ void Cluster::set_shift(uint32_t id, int64_t shift_us)
 		fail(ORRERY_ERANGE, "job " + std::to_string(id) + ": shift " +
 		     std::to_string(shift_us) + " us outside [0, 1 h]");
 	it->second.shift_us = shift_us;
+	version_++;
+}
+
+bool Cluster::measured(uint32_t id, int64_t iteration_us, double tolerance,
+		       const Pattern &profile)
+{
+	auto it = jobs_.find(id);
+	if (it == jobs_.end())
+		fail(ORRERY_ENOENT, "job " + std::to_string(id) + " is not recorded");
+	RunningJob &j = it->second;
+	// A neighbour's traffic only lengthens an iteration, and a
+	// measurement may have met it in every iteration it covers: the
+	// shortest of the latest few is the closest to the job's own.
+	j.measured[j.n_measured++ % RunningJob::kMeasuredKept] = iteration_us;
+	if (j.n_measured < 2)
+		return false;
+	int64_t m = iteration_us;
+	for (size_t i = 0; i < std::min<size_t>(j.n_measured, RunningJob::kMeasuredKept); i++)
+		m = std::min(m, j.measured[i]);
+	if (std::llabs(m - j.pattern.period_us) <= tolerance * (double)j.pattern.period_us)
+		return false;
+	retime_job(id, retime_pattern(profile, m));
+	return true;
+}
+
+void Cluster::retime_job(uint32_t id, const Pattern &p)
+{
+	auto it = jobs_.find(id);
+	if (it == jobs_.end())
+		fail(ORRERY_ENOENT, "job " + std::to_string(id) + " is not recorded");
+	RunningJob &j = it->second;
+	if (p.phases.size() != j.pattern.phases.size())
+		fail(ORRERY_EINVAL, "job " + std::to_string(id) +
+		     ": a retimed pattern keeps the job's phases");
+	for (size_t i = 0; i < p.phases.size(); i++)
+		if (p.phases[i].coll != j.pattern.phases[i].coll ||
+		    p.phases[i].groups != j.pattern.phases[i].groups)
+			fail(ORRERY_EINVAL, "job " + std::to_string(id) +
+			     ": a retimed pattern keeps the job's collectives");
+	// Same collectives: the same crossings, so the link index stands.
+	const int64_t gp = gate_period(p, circle_);
+	j.pattern = p;
+	j.gate_period_us = gp;
+	j.shift_us %= gp;
+	j.revision++;
 	version_++;
 }
 

@@ -28,6 +28,14 @@ struct RunningJob {
 	Pattern pattern;               // explicit
 	int64_t shift_us = 0;
 	int64_t gate_period_us = 0;    // pattern period rounded up to the quantum
+	// Bumped when the pattern is retimed to a measured iteration
+	// (retime_job): a link group holding the job is then re-solved.
+	uint32_t revision = 0;
+	// The latest measured iterations (Cluster::measured), newest at
+	// measured[(n_measured - 1) % kMeasuredKept].
+	static constexpr size_t kMeasuredKept = 4;
+	int64_t measured[kMeasuredKept] = {};
+	uint32_t n_measured = 0;
 	std::vector<Crossing> links;   // cached crossings, ascending switch
 
 	// The crossing of this job at switch sw, or nullptr.
@@ -61,6 +69,19 @@ public:
 	bool remove_job(uint32_t id);
 	// Replace a job's shift (solve with apply).  Throws ORRERY_ENOENT.
 	void set_shift(uint32_t id, int64_t shift_us);
+	// Replace a job's pattern by the same phases at another period
+	// (retime_pattern: the job's measured iteration); its nodes and
+	// links stay, its shift is kept within the new gate period.  Throws
+	// ORRERY_ENOENT, and what retime_pattern throws (nothing changed).
+	void retime_job(uint32_t id, const Pattern &p);
+	// A measured iteration of job id (orrery_cluster_job_measured).  The
+	// job is retimed from `profile' (the pattern it was given) to the
+	// shortest of its latest kMeasuredKept measurements (at least two)
+	// when that is off the period it is modelled with by more than
+	// tolerance (a fraction).  Returns whether it was.  Throws as
+	// retime_job.
+	bool measured(uint32_t id, int64_t iteration_us, double tolerance,
+		      const Pattern &profile);
 	const RunningJob *job(uint32_t id) const;
 	const std::map<uint32_t, RunningJob> &jobs() const { return jobs_; }
 	// Ids of the jobs crossing the uplink of switch sw, ascending.

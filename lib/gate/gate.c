@@ -189,6 +189,13 @@ static void measure(orrery_gate_t *g, int64_t now_us)
 	/* Mean over about four iterations. */
 	g->measured_us = g->measured_us ? g->measured_us + (work - g->measured_us) / 4 : work;
 	g->st.measured_us = g->measured_us;
+	if (!g->win_n || work < g->win_min_us)
+		g->win_min_us = work;
+	if (++g->win_n == ORRERY_GATE_MEASURE_WINDOW) {
+		g->st.min_work_us = g->win_min_us;
+		g->st.windows++;
+		g->win_n = 0;
+	}
 	g->fit_run = work <= g->p.period_us + tol ? g->fit_run + 1 : 0;
 	g->stable_run = (work - g->measured_us <= tol && g->measured_us - work <= tol)
 				? g->stable_run + 1 : 0;

@@ -1,7 +1,9 @@
 // Explicit patterns: period=T;up=OFFSET+DURATION@DEMAND[/ring|/a2a|/ppS|/railR];...
 // Grammar, limits and canonical form: doc/orrery-profile.7.
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "profile/internal.hpp"
@@ -192,6 +194,43 @@ Pattern normalise_pattern(Pattern p)
 			    "phase " + std::to_string(i));
 	std::sort(p.phases.begin(), p.phases.end());
 	return p;
+}
+
+Pattern retime_pattern(const Pattern &p, int64_t period_us)
+{
+	if (period_us < ORRERY_MIN_PERIOD_US || period_us > ORRERY_MAX_PERIOD_US)
+		fail(ORRERY_ERANGE, "period=" + units::format_time_us(period_us) +
+			" out of range (" + kPeriodRange + ")");
+	// Compute before each phase (phases sorted by offset; overlapping
+	// ones have none between them), and in all.
+	std::vector<int64_t> before(p.phases.size());
+	int64_t end = 0, compute = 0;
+	for (size_t i = 0; i < p.phases.size(); i++) {
+		const Phase &ph = p.phases[i];
+		compute += std::max<int64_t>(0, ph.offset_us - end);
+		before[i] = compute;
+		end = std::max(end, ph.offset_us + ph.duration_us);
+	}
+	compute += std::max<int64_t>(0, p.period_us - end);
+	const int64_t up = p.period_us - compute;
+	if (compute <= 0)
+		fail(ORRERY_ERANGE, "the pattern has no compute to retime (Up all of its " +
+			units::format_time_us(p.period_us) + ")");
+	if (period_us <= up)
+		fail(ORRERY_ERANGE, "period=" + units::format_time_us(period_us) +
+			" leaves no compute: the Up phases take " +
+			units::format_time_us(up));
+	const double f = (double)(period_us - up) / (double)compute;
+	Pattern out = p;
+	out.period_us = period_us;
+	for (size_t i = 0; i < out.phases.size(); i++) {
+		Phase &ph = out.phases[i];
+		int64_t o = p.phases[i].offset_us - before[i] +
+			    (int64_t)std::llround(f * (double)before[i]);
+		// Rounding must not push a phase past the period.
+		ph.offset_us = std::clamp<int64_t>(o, 0, period_us - ph.duration_us);
+	}
+	return normalise_pattern(std::move(out));
 }
 
 Pattern parse_pattern(std::string_view spec)

@@ -21,6 +21,14 @@ std::string canonical(const Pattern &p);
 // its phases.  Throws Error.
 Pattern normalise_pattern(Pattern p);
 
+// The same pattern at another period, as a job whose compute took longer
+// or shorter than its profile says: the time outside the Up phases (before,
+// between and after them) scaled by one factor, the Up phases' durations,
+// demands and collectives kept.  Throws ORRERY_ERANGE when period_us leaves
+// no compute (at most the Up time), the pattern has none to scale, or
+// period_us is outside the accepted range.
+Pattern retime_pattern(const Pattern &p, int64_t period_us);
+
 // Captured-profile files (GLib key-file).
 Profile load_profile_data(std::string_view data, const std::string &origin);
 Profile load_profile_file(const std::string &path);

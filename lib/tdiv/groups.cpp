@@ -277,6 +277,7 @@ Division divide_cluster(const Cluster &c, const Division *prev)
 	std::vector<int64_t> own;
 	for (const auto &kv : c.jobs()) {
 		out.job_ids.push_back(kv.first);
+		out.job_revs.push_back(kv.second.revision);
 		pats.push_back(kv.second.pattern);
 		own.push_back(kv.second.gate_period_us);
 	}
@@ -291,15 +292,18 @@ Division divide_cluster(const Cluster &c, const Division *prev)
 		out.link_ids.push_back(l.id);
 	form_groups(n, links, out);
 
-	// prev's groups by (job ids, link ids), and its gates by job id.
+	// prev's groups by (job ids and revisions, link ids), and its gates by
+	// job id.  A job retimed since (retime_job) makes its group new.
 	std::map<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>, size_t> prev_groups;
 	std::unordered_map<uint32_t, const JobGate *> prev_gate;
 	if (prev) {
 		for (size_t gi = 0; gi < prev->groups.size(); gi++) {
 			const GroupDecision &g = prev->groups[gi];
 			std::vector<uint32_t> jid, lid;
-			for (size_t j : g.jobs)
+			for (size_t j : g.jobs) {
 				jid.push_back(prev->job_ids[j]);
+				jid.push_back(j < prev->job_revs.size() ? prev->job_revs[j] : 0);
+			}
 			for (size_t l : g.links)
 				lid.push_back(prev->link_ids[l]);
 			prev_groups[{jid, lid}] = gi;
@@ -310,8 +314,10 @@ Division divide_cluster(const Cluster &c, const Division *prev)
 
 	for (GroupDecision &g : out.groups) {
 		std::vector<uint32_t> jid, lid;
-		for (size_t j : g.jobs)
+		for (size_t j : g.jobs) {
 			jid.push_back(out.job_ids[j]);
+			jid.push_back(out.job_revs[j]);
+		}
 		for (size_t l : g.links)
 			lid.push_back(out.link_ids[l]);
 		auto pg = prev_groups.find({jid, lid});

@@ -120,6 +120,7 @@ struct Division {
 	std::vector<GroupDecision> groups;
 	std::vector<JobGate> jobs;
 	std::vector<uint32_t> job_ids;   // caller's id per job (cluster job id)
+	std::vector<uint32_t> job_revs;  // RunningJob::revision per job (cluster)
 	std::vector<uint32_t> link_ids;  // DivLink::id per link index
 };
 

@@ -76,3 +76,35 @@ if "$sim" --trace "$tmp/pin.csv" --profile-error 0.6 --quiet 2> "$tmp/err"; then
 	echo "--profile-error 0.6 accepted"; exit 1
 fi
 grep -q -- "--profile-error: a fraction in \[0, 0.5\]" "$tmp/err"
+# --learn-periods: two pinned jobs that fill a 100 Mbit/s uplink half
+# their 200 ms profile each fit by rotation, but with --profile-error 0.1
+# one computes longer than its profile (its iteration: the longer isolated
+# time / 100) and arrives late at every slot.  Without learning both end
+# later than under default; with it, liborrery models each job at its
+# measured iteration, re-solves their group, and both end sooner: each
+# gated at a period that holds the longer iteration (at most 1 % over).
+cat > "$tmp/pin2.csv" <<'CSV'
+arrival_s,nodes,profile,iterations,at
+0,2,"period=200ms;up=100ms+100ms@100Mbps",100,0+2
+0,2,"period=200ms;up=100ms+100ms@100Mbps",100,1+3
+CSV
+for l in no 0.005; do
+	set -- ; [ "$l" = no ] || set -- --learn-periods "$l"
+	"$sim" --trace "$tmp/pin2.csv" --leaves 2 --nodes-per-leaf 2 --node-link-mbps 200 \
+		--oversub-leaf 4 --seeds 1 --quiet --policies ideal,default,orrery \
+		--profile-error 0.1 "$@" --out "$tmp/learn-$l" > /dev/null
+done
+awk -F, 'FNR == 1 { f++; next }
+	f == 1 { iso = $7 > iso ? $7 : iso; if ($7 != 20) off++ }
+	f == 2 { def[$1] = $6 }
+	f == 3 { if ($6 <= def[$1]) { print "no learning: job " $1 " jct " $6 " not above default " def[$1]; bad = 1 }
+		 if ($21 != 0) { print "no learning: job " $1 " learned " $21; bad = 1 }; was[$1] = $6 }
+	f == 4 { if ($6 > 0.95 * was[$1] || $6 >= def[$1]) { print "learning: job " $1 " jct " $6 " against " was[$1] " unlearned, " def[$1] " default"; bad = 1 }
+		 if ($21 < 1 || $12 < iso / 100 || $12 > 1.01 * iso / 100) { print "learning: job " $1 " learned " $21 " period " $12 " for a " iso / 100 " s iteration"; bad = 1 } }
+	END { if (off < 2) { print "profile-error left the jobs at their profiles"; bad = 1 }; exit bad }' \
+	"$tmp/learn-no/jobs-ideal-s1.csv" "$tmp/learn-no/jobs-default-s1.csv" \
+	"$tmp/learn-no/jobs-orrery-s1.csv" "$tmp/learn-0.005/jobs-orrery-s1.csv"
+if "$sim" --trace "$tmp/pin2.csv" --learn-periods 0.7 --quiet 2> "$tmp/err"; then
+	echo "--learn-periods 0.7 accepted"; exit 1
+fi
+grep -q -- "--learn-periods: a fraction in \[0, 0.5\]" "$tmp/err"

@@ -109,6 +109,41 @@ static void test_drift_realigns_on_grid(void **state)
 	orrery_gate_free(g);
 }
 
+/* The shortest work of each window of ORRERY_GATE_MEASURE_WINDOW
+ * iterations: a job of 92 ms on a 100 ms grid whose Up phase met a
+ * neighbour in most iterations (work 92 + 0..21 ms).  Nothing before the
+ * first window completes; the first work is measured from the second
+ * phase (the first has no release before it). */
+static void test_min_work_windows(void **state)
+{
+	static const int extra[] = { 9, 4, 0, 12, 7, 3, 21, 5,  /* ... */
+				     6, 2, 8, 3, 13, 9, 1, 4, 7 };
+	orrery_gate_t *g = mk(0, 0);
+	orrery_gate_stats_t st;
+	int64_t ready = 0, rel;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
+		rel = orrery_gate_release_at(g, ready);
+		orrery_gate_stats(g, &st);
+		if (i < ORRERY_GATE_MEASURE_WINDOW) {
+			assert_int_equal(st.windows, 0);
+			assert_int_equal(st.min_work_us, 0);
+		} else if (i < 2 * ORRERY_GATE_MEASURE_WINDOW) {
+			/* Works of phases 1..8: extra[0..7]. */
+			assert_int_equal(st.windows, 1);
+			assert_int_equal(st.min_work_us, 92 * MS);
+		} else {
+			/* Phases 9..16: extra[8..15], shortest 92 + 1. */
+			assert_int_equal(st.windows, 2);
+			assert_int_equal(st.min_work_us, 93 * MS);
+		}
+		ready = rel + (92 + extra[i]) * MS;
+	}
+	orrery_gate_free(g);
+}
+
 /* Iterations of 150 ms on a 100 ms grid miss every other slot (their
  * phases stretched, or the profile is wrong): after 4 misses in the last
  * 8 phases the gate re-anchors to the measured 150 ms from that phase on,
@@ -325,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_off_then_rearms),
 		cmocka_unit_test(test_window_zero_stays),
 		cmocka_unit_test(test_one_phase_per_slot),
+		cmocka_unit_test(test_min_work_windows),
 		cmocka_unit_test(test_before_epoch),
 		cmocka_unit_test(test_bad_params),
 	};

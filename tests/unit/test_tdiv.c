@@ -1,7 +1,8 @@
 /*
  * Time division of link groups through orrery.h: the worked example of
  * the design notes, a group of two links shared by different subsets of
- * jobs, the choice of mode, and a job leaving its group.
+ * jobs, the choice of mode, a job leaving its group, and a job modelled
+ * at its measured iteration.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -348,6 +349,98 @@ static void test_realign_few_changes(void **state)
 	orrery_cluster_free(c);
 }
 
+/* A job's measured iteration (orrery_cluster_job_measured).  Three jobs
+ * that each fill the link while Up, 50 ms compute + 50 ms Up, share
+ * leaf1's and leaf2's uplinks: divided, 150 ms.  Job 1 in fact computes
+ * 110 ms: from two measurements, it is modelled at 160 ms, its
+ * group is solved again (not carried over), its gate period fits its
+ * iteration, and the shift it is given carries the 60 ms its Up phase
+ * moved (its gate still places the profile's 50 ms offset). */
+#define FULL50 "period=100ms;up=50ms+50ms@100Gbps"
+static void test_measured(void **state)
+{
+	(void)state;
+	orrery_cluster_t *c = four_leaves();
+	orrery_division_t *prev = NULL, *d = NULL;
+	orrery_error_t err;
+	orrery_division_job_t j, jg;
+	orrery_division_group_t g;
+	int changed = -1;
+
+	for (uint32_t id = 1; id <= 3; id++)
+		add(c, id, 0, 2, FULL50);
+	assert_int_equal(orrery_cluster_realign(c, NULL, 0, &prev, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group(prev, 0, &g), ORRERY_OK);
+	assert_int_equal(g.mode, ORRERY_GROUP_DIVIDE);
+	assert_int_equal(g.period_us, 150000);
+
+	/* Within the tolerance of the model: nothing to learn. */
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(orrery_cluster_job_measured(c, 3, 100300, 0.005, &changed, &err),
+				 ORRERY_OK);
+		assert_int_equal(changed, 0);
+	}
+	/* One measurement is not enough; of two, the shorter is the job's
+	 * (the longer met a neighbour's burst). */
+	assert_int_equal(orrery_cluster_job_measured(c, 1, 175000, 0.005, &changed, &err), ORRERY_OK);
+	assert_int_equal(changed, 0);
+	assert_int_equal(orrery_cluster_job_measured(c, 1, 160400, 0.005, &changed, &err), ORRERY_OK);
+	assert_int_equal(changed, 1);
+	/* The model retimed, the profile the job was given kept. */
+	{
+		int64_t sh, per;
+		assert_int_equal(orrery_cluster_job_shift_us(c, 1, &sh, &per), ORRERY_OK);
+		assert_true(per >= 160400);
+		assert_int_equal(orrery_profile_period_us(orrery_cluster_job_profile(c, 1)), 100000);
+	}
+	assert_int_equal(orrery_cluster_realign(c, prev, 0, &d, &err), ORRERY_OK);
+	assert_int_equal(orrery_division_group_count(d), 1);
+	assert_int_equal(orrery_division_group(d, 0, &g), ORRERY_OK);
+	assert_false(g.reused);
+	assert_int_equal(orrery_division_find_job(d, 1, &j), ORRERY_OK);
+	assert_true(j.changed);
+	assert_near((double)j.isolated_us, 160400, 0.001);
+	/* Still divided: three full-rate Up phases fit no rotation. */
+	assert_int_equal(g.mode, ORRERY_GROUP_DIVIDE);
+	assert_true(j.gated);
+	assert_true(j.period_us >= 160400);
+	for (size_t i = 0; i < orrery_division_job_count(d); i++) {
+		assert_int_equal(orrery_division_job_gate(c, d, i, &jg), ORRERY_OK);
+		assert_int_equal(orrery_division_find_job(d, jg.job_id, &j), ORRERY_OK);
+		/* Job 1's Up phase now starts 110.4 ms in, not 50 ms; the
+		 * others' are where their profiles put them. */
+		assert_int_equal(jg.shift_us, mod(j.shift_us + (jg.job_id == 1 ? 60400 : 0),
+						  jg.period_us));
+	}
+	/* A later, longer measurement does not move it back: the shortest
+	 * of the latest four is still 160.4 ms. */
+	assert_int_equal(orrery_cluster_job_measured(c, 1, 190000, 0.005, &changed, &err), ORRERY_OK);
+	assert_int_equal(changed, 0);
+	orrery_division_free(d);
+	orrery_division_free(prev);
+
+	/* Refused, the job left as it was: more than twice its profile's
+	 * period; half of it, which leaves no compute beside 50 ms Up. */
+	assert_int_equal(orrery_cluster_job_measured(c, 2, 250000, 0.005, &changed, &err),
+			 ORRERY_ERANGE);
+	assert_non_null(strstr(err.message, "half to twice"));
+	assert_int_equal(changed, 0);
+	assert_int_equal(orrery_cluster_job_measured(c, 2, 50000, 0.005, &changed, &err), ORRERY_OK);
+	assert_int_equal(orrery_cluster_job_measured(c, 2, 50000, 0.005, &changed, &err),
+			 ORRERY_ERANGE);
+	assert_non_null(strstr(err.message, "leaves no compute"));
+	{
+		int64_t per;
+		assert_int_equal(orrery_cluster_job_shift_us(c, 2, NULL, &per), ORRERY_OK);
+		assert_int_equal(per, 100000);
+	}
+	assert_int_equal(orrery_cluster_job_measured(c, 9, 100000, 0.005, &changed, &err),
+			 ORRERY_ENOENT);
+	assert_int_equal(orrery_cluster_job_measured(c, 1, 100000, 0.7, &changed, &err),
+			 ORRERY_ERANGE);
+	orrery_cluster_free(c);
+}
+
 static void test_bad_input(void **state)
 {
 	(void)state;
@@ -380,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_two_links),
 		cmocka_unit_test(test_leaving),
 		cmocka_unit_test(test_realign_few_changes),
+		cmocka_unit_test(test_measured),
 		cmocka_unit_test(test_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
