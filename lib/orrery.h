@@ -434,14 +434,15 @@ int orrery_cluster_job_shift_us(const orrery_cluster_t *c, uint32_t job_id,
 				int64_t *shift_us, int64_t *period_us);
 const orrery_profile_t *orrery_cluster_job_profile(const orrery_cluster_t *c,
 						   uint32_t job_id);
-/* A running job's measured iteration time, µs (its gate's measured_us,
- * orrery_gate_stats_t: from one release to the next request, waiting
- * excluded).  When it differs from the period c models the job with by
- * more than tolerance (a fraction of that period, 0..0.5), c models the
- * job at the measured period from now on: the compute of the profile it
- * was added with scaled to fit, its Up phases kept (orrery_cluster_job_
- * profile still returns that profile), its shift kept.  *changed is then
- * 1: re-solve with orrery_cluster_realign (the job's link group is solved
+/* A running job's measured iteration time, µs: its gate's min_work_us
+ * (orrery_gate_stats_t: the shortest release-to-next-request of a window,
+ * waiting excluded), reported once per window.  c keeps the latest four;
+ * when the shortest of them (at least two) differs from the period c
+ * models the job with by more than tolerance (a fraction of that period,
+ * 0..0.5), c models the job at that period from now on: the compute of
+ * the profile it was added with scaled to fit, its Up phases kept
+ * (orrery_cluster_job_profile still returns that profile), its shift
+ * kept.  *changed is then 1: re-solve with orrery_cluster_realign (the job's link group is solved
  * again, not carried over) and publish with orrery_division_job_gate.
  * ORRERY_ERANGE, the job left as it was: the measurement is outside half
  * to twice the profile's period, or leaves no compute.  Not in the state
