@@ -27,6 +27,8 @@ static const struct field {
 	{ "rearmed", "rearmed", offsetof(struct ogs_totals, rearmed), 0 },
 	{ "disables", "disables", offsetof(struct ogs_totals, disables), 0 },
 	{ "relocked", "relocked", offsetof(struct ogs_totals, relocked), 0 },
+	/* every rank iterates together: the slowest rank's is the job's */
+	{ "min_work_us", "iter_us", offsetof(struct ogs_totals, iter_us), 1 },
 	/* record only: the per-task counts */
 	{ NULL, "tasks", offsetof(struct ogs_totals, tasks), 0 },
 	{ NULL, "gated", offsetof(struct ogs_totals, gated), 0 },

@@ -31,6 +31,10 @@ struct ogs_totals {
 	uint64_t wait_us;	/* held by the gate, summed over tasks     */
 	uint64_t max_wait_us;	/* the longest single hold                 */
 	uint64_t reanchored, rearmed, disables, relocked;
+	/* The job's measured iteration: the longest, over tasks and nodes,
+	 * of each task's shortest work in its gate's latest window of 8
+	 * iterations (a file's min_work_us=); 0: none measured. */
+	uint64_t iter_us;
 	unsigned nodes;		/* records summed (ogs_comment_sum)        */
 };
 
@@ -42,7 +46,7 @@ int ogs_stats_add(const char *text, struct ogs_totals *t, char *err,
 
 /* "ORRS1:node=NAME,tasks=N,gated=G,off=K,bad=B,phases=...,on_slot=...,
  * late=...,missed=...,passthrough=...,wait_us=...,max_wait_us=...,
- * reanchored=...,rearmed=...,disables=...,relocked=...".  0, or -1 when
+ * reanchored=...,rearmed=...,disables=...,relocked=...,iter_us=...".  0, or -1 when
  * node is not a plain name or buf is too small. */
 int ogs_record_format(const char *node, const struct ogs_totals *t,
 		      char *buf, size_t len);

@@ -128,6 +128,11 @@ static void add_counts(orrery_gate_stats_t *to, const orrery_gate_stats_t *s)
 	to->reanchored += s->reanchored;
 	to->rearmed += s->rearmed;
 	to->disables += s->disables;
+	/* Not a count: the newest gate's latest window, else the one
+	 * before it (a gate just replaced has none yet). */
+	to->windows += s->windows;
+	if (!to->min_work_us)
+		to->min_work_us = s->min_work_us;
 }
 
 /* Read after the instant every rank was to switch at; a record with no
@@ -157,6 +162,8 @@ static void apply(int64_t now_us)
 			return;
 		}
 		add_counts(&rt.carried, &rt.gate.st);
+		if (rt.gate.st.min_work_us)
+			rt.carried.min_work_us = rt.gate.st.min_work_us;
 		rt.gate = *g;
 		orrery_gate_free(g);
 		rt.slot_base_us = r->epoch_us + rt.phase_offset_us + r->shift_us;

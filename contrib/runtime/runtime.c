@@ -544,9 +544,9 @@ static int write_stats(const char *path, const struct rt_snap *snap)
 		s->channel_gen, s->updates_received, s->updates_applied,
 		s->late_switches, s->last_apply_us, s->last_pub_us);
 	fprintf(f, "bursts_counted=%s\nstalls_passed=%" PRIu64 "\nshort_periods=%" PRIu64 "\n"
-		"relocked=%" PRIu64 "\n",
+		"relocked=%" PRIu64 "\nmin_work_us=%" PRId64 "\n",
 		bursts_counted(snap->bursts_counted), snap->stalls_passed,
-		snap->short_periods, snap->relocked);
+		snap->short_periods, snap->relocked, snap->min_work_us);
 	bad = ferror(f);
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path) != 0) {
@@ -591,6 +591,13 @@ void rt_snap_locked(struct rt_snap *out)
 	out->stalls_passed = rt.stalls_passed;
 	out->short_periods = rt.short_periods;
 	out->relocked = rt.relocked;
+	out->min_work_us = 0;
+	if (rt.active) {
+		orrery_gate_stats_t cs;
+
+		chan_gate_stats(&cs);
+		out->min_work_us = cs.min_work_us;
+	}
 }
 
 int orrery_runtime_finish(void)

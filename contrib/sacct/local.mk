@@ -14,7 +14,8 @@ contrib_sacct_orrery_sacct_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/contrib/inventory \
 	-I$(top_srcdir)/contrib/query $(GLIB_CFLAGS) $(SLURM_CPPFLAGS)
 contrib_sacct_orrery_sacct_LDFLAGS = $(AM_LDFLAGS) $(SLURM_LDFLAGS)
-contrib_sacct_orrery_sacct_LDADD = $(GLIB_LIBS) $(SLURM_LIBS)
+# liborrery: the profile's period (ProfileOff).
+contrib_sacct_orrery_sacct_LDADD = lib/liborrery.la $(GLIB_LIBS) $(SLURM_LIBS)
 dist_man_MANS += doc/orrery-sacct.1
 
 TESTS += tests/sacct/test_orrery_sacct.sh

@@ -27,6 +27,7 @@
 #include "counters.h"
 #include "gate_stats.h"
 #include "hostlist_slurm.h"
+#include "orrery.h"
 
 /* A node's ORRC1: record reaches AdminComment a few seconds after the job
  * ends (the publisher's settle time and its retries, orrery-counters(7)):
@@ -68,21 +69,22 @@ enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
        C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
        C_PATTERN, C_REQUESTED, C_FALLBACK, C_MISSING, C_REALIGNED,
        C_LASTGATE, C_HELD, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT, C_GMISSED,
-       C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, N_COLS };
+       C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_ITER, C_POFF, N_COLS };
 static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"JobID", "JobName", "State", "NodeList", "GatePeriod", "Shift",
 	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
 	"XmitWait", "EcnMarked", "CnpHandled", "CnpSent", "Pattern",
 	"Requested", "Fallback", "CtrMissing", "Realigned", "LastGate", "Held",
 	"GateNodes", "GateTasks", "GatePhases", "OnSlot", "GateMissed",
-	"GateWait", "Rearmed", "GateOff", "StatsMissing", NULL
+	"GateWait", "Rearmed", "GateOff", "StatsMissing", "Iteration", "ProfileOff",
+	NULL
 };
 /* The default view's order: what was asked, what orrery did with it,
  * what the network saw; the resolved pattern (long) last. */
 static const int human_order[N_COLS] = {
 	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_HELD, C_PERIOD,
 	C_SHIFT, C_REALIGNED, C_LASTGATE, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT,
-	C_GMISSED, C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
+	C_GMISSED, C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_ITER, C_POFF, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
 	C_WAIT, C_ECN, C_CNPH, C_CNPS, C_PATTERN,
 };
 /* Columns never hidden for lack of data. */
@@ -157,9 +159,12 @@ static char *missing_nodes(const char *nodelist, const char *comment,
 /* The gate's own statistics (spank-orrery(8), gate_stats=1): summed
  * over the tasks of the nodes that published them.  OnSlot is the share
  * of the phases held for a slot that went on it; GateWait the time the
- * gate held communication, summed over tasks. */
+ * gate held communication, summed over tasks; Iteration the slowest
+ * task's shortest work of its gate's latest window, and ProfileOff that
+ * against the profile's period. */
 static void gate_stats_cells(GPtrArray *row, const char *nodelist,
-			     const char *comment, int64_t ago, int *is_orrery)
+			     const char *comment, int64_t ago,
+			     int64_t profile_period_us, int *is_orrery)
 {
 	struct ogs_totals g;
 	int rc = ogs_comment_sum(comment, &g);
@@ -188,7 +193,33 @@ static void gate_stats_cells(GPtrArray *row, const char *nodelist,
 	SET(C_GWAIT, g_strdup_printf("%.3fs", (double) g.wait_us / 1e6));
 	SET(C_REARMED, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.rearmed));
 	SET(C_GOFF, g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) g.off));
+	if (!g.iter_us)
+		return;
+	SET(C_ITER, ms((int64_t) g.iter_us));
+	/* How far the measured iteration is from the profile's period:
+	 * "+4.2%": each iteration took 4.2 % longer than the profile says.
+	 * A neighbour's traffic only lengthens the measurement, so a
+	 * positive figure may be contention; a negative one is the
+	 * profile's own. */
+	if (profile_period_us > 0)
+		SET(C_POFF, g_strdup_printf("%+.1f%%", 100.0 *
+			((double) g.iter_us - (double) profile_period_us) /
+			(double) profile_period_us));
 #undef SET
+}
+
+/* The period of the resolved profile in an ORR1: record; 0 if none. */
+static int64_t period_of(const char *profile)
+{
+	orrery_profile_t *p = NULL;
+	orrery_error_t err;
+	int64_t per;
+
+	if (!profile || orrery_profile_parse(profile, &p, &err) != ORRERY_OK)
+		return 0;
+	per = orrery_profile_period_us(p);
+	orrery_profile_free(p);
+	return per;
 }
 
 /* One sacct line: JobID|JobName|State|NodeList|End|AdminComment.
@@ -200,6 +231,7 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 	GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
 	orrery_admin_record_t r;
 	struct orc_totals t;
+	int64_t profile_period = 0;
 	int rc, crc;
 
 	*is_orrery = 0;
@@ -220,6 +252,7 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 			SET(C_SMEAN, g_strdup_printf("%.3f", r.score_mean));
 			SET(C_LINKS, g_strdup_printf("%zu", r.links));
 			SET(C_PATTERN, g_strdup(r.profile ? r.profile : "-"));
+			profile_period = period_of(r.profile);
 		}
 		if (r.requested)
 			SET(C_REQUESTED, g_strdup_printf("%s%s", r.requested,
@@ -266,7 +299,7 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 	} else if (crc < 0) {
 		SET(C_CNODES, g_strdup("bad"));
 	}
-	gate_stats_cells(row, f[3], f[5], ended_ago(f[4]), is_orrery);
+	gate_stats_cells(row, f[3], f[5], ended_ago(f[4]), profile_period, is_orrery);
 #undef SET
 	return row;
 }

@@ -404,6 +404,37 @@ static void stats_file_at_exit(void **state)
 	assert_int_not_equal(system(want), 0);
 }
 
+/* Nine phases on a 100 ms grid, each 92 ms of work plus a varying part
+ * after the release before it (a neighbour's traffic): the first eight
+ * works complete the gate's first window, and the file says its
+ * shortest (min_work_us=, what orrery-sacct's Iteration comes from). */
+static void body_window(void)
+{
+	static const int extra[8] = { 9, 4, 3, 12, 7, 5, 21, 6 };
+	int64_t rel;
+
+	CHECK(orrery_runtime_init() == 1);
+	rel = orrery_runtime_release_at(E0 + 10 * MS);
+	for (int i = 0; i < 8; i++)
+		rel = orrery_runtime_release_at(rel + (92 + extra[i]) * MS);
+}
+
+static void stats_file_min_work(void **state)
+{
+	char e[64], path[400], want[400];
+	const char *s;
+
+	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
+	snprintf(path, sizeof(path), "ORRERY_RUNTIME_STATS=%s/win.stats", dir);
+	assert_int_equal(child(body_window, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=0", path, NULL), 0);
+	snprintf(want, sizeof(want), "%s/win.stats", dir);
+	s = slurp(want);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\nphases=9\n"));
+	assert_non_null(strstr(s, "\nmin_work_us=95000\n"));
+}
+
 /* ORRERY_RUNTIME_JOB_STATS (spank-orrery(8), gate_stats=1): a second copy,
  * HOST.PID.stats in the job's directory, beside the user's own file, and
  * the epilog's reader takes it. */
@@ -848,6 +879,7 @@ int main(void)
 		cmocka_unit_test(wait_for_slot_real_clock),
 		cmocka_unit_test(threads_share_one_gate),
 		cmocka_unit_test(stats_file_at_exit),
+		cmocka_unit_test(stats_file_min_work),
 		cmocka_unit_test(stats_file_noop_says_why),
 		cmocka_unit_test(job_stats_copy_at_exit),
 		cmocka_unit_test(fork_child_counts_its_own),
