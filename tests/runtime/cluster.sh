@@ -208,6 +208,20 @@ t_gate_stats_sacct() {
 	*) not_ok "orrery-sacct: the sbatch job's gate statistics (want '$want...')" "got '$line'" \
 		"$(cat "$STATE"/spool/*/orrery/publish.log 2>/dev/null | tail -n 4)" ;;
 	esac
+	# Iteration: the longer of the two tasks' shortest work per window
+	# (10 phases: one window of 8 works each), as their files say.
+	local w0 w1 iw
+	w0=$(sed -n 's/^min_work_us=//p' "$OUT/sbatch.stats.0" 2>/dev/null)
+	w1=$(sed -n 's/^min_work_us=//p' "$OUT/sbatch.stats.1" 2>/dev/null)
+	iw=$(( ${w0:-0} > ${w1:-0} ? ${w0:-0} : ${w1:-0} ))
+	line=$(sacct_gate "$SBATCH_ID" 2 iteration)
+	want=$(printf '%s|2|%d.%03dms' "$SBATCH_ID" $((iw / 1000)) $((iw % 1000)))
+	if [ "$iw" -gt 0 ] && [ "$line" = "$want" ]; then
+		ok "orrery-sacct: the sbatch job's Iteration is its tasks' measured work ($line; files: ${w0:-none}, ${w1:-none} us)"
+	else
+		not_ok "orrery-sacct: the sbatch job's Iteration from its tasks' min_work_us (want '$want')" \
+			"got '$line'" "files: min_work_us ${w0:-none}, ${w1:-none}"
+	fi
 }
 
 # The one-node job's task had no slot, so it used no gate: its node still
