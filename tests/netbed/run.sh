@@ -118,8 +118,10 @@ NETBED=$TOP/contrib/netbed/orrery-netbed
 TRAINER=$BUILD/contrib/netbed/orrery-netbed-trainer
 SIM=$BUILD/contrib/sim/orrery-sim
 PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
+PUBLISHER=$BUILD/contrib/inventory/orrery-counters-publish
+SACCT_TOOL=$BUILD/contrib/sacct/orrery-sacct
 SELECT_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
-cs_require "$TRAINER" "$SIM" "$PLUGIN" "$SELECT_DIR/select_orrery_cons_tres.so"
+cs_require "$TRAINER" "$SIM" "$PLUGIN" "$PUBLISHER" "$SACCT_TOOL" "$SELECT_DIR/select_orrery_cons_tres.so"
 export ORRERY_SELECT_PLUGIN_DIR=$SELECT_DIR
 FAB=$STATE.fabric
 TAG=${NETBED_TAG:-p$PORT_BASE}
@@ -289,9 +291,12 @@ run_sim() {
 # job's start would depend on where its submit fell in a 3 s tick, a
 # 0-3 s noise per job that no policy causes and that orrery-sim does not
 # model; with 0 the same thread schedules them within its 1 s loop.
+# gate_stats=1: each gated job's measured iteration reaches accounting
+# (orrery-sacct's Iteration and ProfileOff, printed by profile_off).
 each_policy() {
 	local pol conf cur="" copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
-		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN" --spank-args "verbose=1"
+		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN"
+		--spank-args "verbose=1 gate_stats=1 counters_publisher=$PUBLISHER"
 		--slurm-conf "SchedulerParameters=batch_sched_delay=0")
 	for pol in $2; do
 		case $pol in
@@ -653,12 +658,38 @@ run_sequence() {
 			"$STATE/log/slurmctld.log" 2>/dev/null && held="$held${held:+,}$i"
 	done
 	eval "HELD_$v=\${held:-none}"
+	profile_off "$pol" "${ids[@]}"
 	if [ -z "$problems" ]; then
 		ok "$SCEN $pol: $JOBS jobs submitted through sbatch ran in the fabric ($crossing crossed an uplink; mean JCT $jm s, makespan $mk s; held: ${held:-none})"
 	else
 		not_ok "$SCEN $pol: $JOBS jobs submitted through sbatch ran in the fabric" $problems \
 			"$(tail -n 3 "$OUT/$pol".*.batch "$OUT/$pol".*.sbatch.err 2>/dev/null)"
 	fi
+}
+
+# profile_off POL ID...: each profiled job's measured iteration against
+# its profile's period, as orrery-sacct prints them once every profiled
+# job has a node's gate statistics (up to 30 s after the last end; a
+# measurement, not a check; '-': its gate measured no full window, e.g.
+# switched off as alone on its links):
+#   netbed-profile: scenario=S policy=P job=I iteration=X profile_off=Y
+profile_off() {
+	local pol=$1 i line n=0 want=0; shift
+	case $pol in orrery | orrery-hold) ;; *) return 0 ;; esac
+	for i in $(seq 1 $#); do [ -n "$(seq_profile $((i - 1)))" ] && want=$((want + 1)); done
+	for _ in $(seq 60); do
+		line=$(timeout 20 "$SACCT_TOOL" -j "$(IFS=,; echo "$*")" -o jobid,gatenodes,iteration,profileoff \
+			--parsable --noheader 2>/dev/null)
+		n=$(grep -c '^[0-9]*|[0-9]' <<<"$line")
+		[ "$n" -ge "$want" ] && break
+		sleep 0.5
+	done
+	for i in $(seq 1 $#); do
+		[ -n "$(seq_profile $((i - 1)))" ] || continue
+		local id=${!i} it off
+		IFS='|' read -r _ _ it off < <(grep "^$id|" <<<"$line" | head -n 1)
+		echo "netbed-profile: scenario=$SCEN policy=$pol job=$i iteration=${it:--} profile_off=${off:--}"
+	done
 }
 
 # start_end POL I: job I's Start and End under POL, in epoch seconds
