@@ -778,6 +778,10 @@ int orrery_gate_new(const orrery_gate_params_t *params, orrery_gate_t **out,
 /* A phase is ready at now_us (same clock as epoch: CLOCK_REALTIME µs);
  * returns when to release it (>= now_us) and updates the counters. */
 int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us);
+/* A phase ready at now_us that goes without asking the gate (the live
+ * channel switched gating off): released at once, not counted as a phase,
+ * but its work is measured (measured_us, min_work_us) as if it had asked. */
+void orrery_gate_observe(orrery_gate_t *g, int64_t now_us);
 void orrery_gate_stats(const orrery_gate_t *g, orrery_gate_stats_t *out);
 void orrery_gate_free(orrery_gate_t *g);
 

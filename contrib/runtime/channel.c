@@ -196,8 +196,12 @@ int chan_tick(int64_t now_us)
 	}
 	if (rt.chan_pending && now_us >= rt.chan_rec.apply_us)
 		apply(now_us);
-	if (rt.chan_off)
+	if (rt.chan_off) {
 		rt.chan_passthrough++;
+		/* Still measured: orrery-sacct's Iteration for a job alone
+		 * on its links or sharing them ungated. */
+		orrery_gate_observe(&rt.gate, now_us);
+	}
 	return rt.chan_off;
 }
 

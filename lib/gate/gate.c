@@ -201,6 +201,12 @@ static void measure(orrery_gate_t *g, int64_t now_us)
 				? g->stable_run + 1 : 0;
 }
 
+void orrery_gate_observe(orrery_gate_t *g, int64_t now_us)
+{
+	measure(g, now_us);
+	g->last_release = now_us;
+}
+
 int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us)
 {
 	int64_t k, slot, late, release;

@@ -144,6 +144,27 @@ static void test_min_work_windows(void **state)
 	orrery_gate_free(g);
 }
 
+/* Phases that went ungated (orrery_gate_observe: the live channel
+ * switched gating off) are measured all the same, and not counted. */
+static void test_observe_measures(void **state)
+{
+	orrery_gate_t *g = mk(0, 0);
+	orrery_gate_stats_t st;
+	int64_t t = 7 * MS;
+
+	(void)state;
+	for (int i = 0; i < 9; i++) {
+		orrery_gate_observe(g, t);
+		t += (130 + (i % 3) * 10) * MS;  /* 130, 140, 150 ms ... */
+	}
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.phases, 0);
+	assert_int_equal(st.windows, 1);
+	assert_int_equal(st.min_work_us, 130 * MS);
+	assert_true(st.measured_us >= 130 * MS && st.measured_us <= 150 * MS);
+	orrery_gate_free(g);
+}
+
 /* Iterations of 150 ms on a 100 ms grid miss every other slot (their
  * phases stretched, or the profile is wrong): after 4 misses in the last
  * 8 phases the gate re-anchors to the measured 150 ms from that phase on,
@@ -361,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_window_zero_stays),
 		cmocka_unit_test(test_one_phase_per_slot),
 		cmocka_unit_test(test_min_work_windows),
+		cmocka_unit_test(test_observe_measures),
 		cmocka_unit_test(test_before_epoch),
 		cmocka_unit_test(test_bad_params),
 	};
