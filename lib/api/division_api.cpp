@@ -219,8 +219,10 @@ int orrery_division_job_gate(const orrery_cluster_t *c,
 	    !given->second.p.pattern.phases.empty() && !j->pattern.phases.empty()) {
 		const int64_t move = j->pattern.phases[0].offset_us -
 				     given->second.p.pattern.phases[0].offset_us;
-		out->shift_us = ((out->shift_us + move) % out->period_us + out->period_us) %
-				out->period_us;
+		// Only then: a job never retimed publishes its shift as is.
+		if (move)
+			out->shift_us = ((out->shift_us + move) % out->period_us +
+					 out->period_us) % out->period_us;
 	}
 	return ORRERY_OK;
 }

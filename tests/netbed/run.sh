@@ -291,7 +291,7 @@ run_sim() {
 # job's start would depend on where its submit fell in a 3 s tick, a
 # 0-3 s noise per job that no policy causes and that orrery-sim does not
 # model; with 0 the same thread schedules them within its 1 s loop.
-# gate_stats=1: each gated job's measured iteration reaches accounting
+# gate_stats=1: each profiled job's measured iteration reaches accounting
 # (orrery-sacct's Iteration and ProfileOff, printed by profile_off).
 each_policy() {
 	local pol conf cur="" copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
@@ -670,8 +670,8 @@ run_sequence() {
 # profile_off POL ID...: each profiled job's measured iteration against
 # its profile's period, as orrery-sacct prints them once every profiled
 # job has a node's gate statistics (up to 30 s after the last end; a
-# measurement, not a check; '-': its gate measured no full window, e.g.
-# switched off as alone on its links):
+# measurement, not a check; '-': its gate measured no full window of 8
+# iterations; one the live channel switched off is still measured):
 #   netbed-profile: scenario=S policy=P job=I iteration=X profile_off=Y
 profile_off() {
 	local pol=$1 i line n=0 want=0; shift
