@@ -728,7 +728,18 @@ void orrery_division_free(orrery_division_t *d);
  * within late_tolerance of the measured mean (on the given grid if they
  * fit its period, else re-anchored).  Each time it leaves again after
  * re-arming, the run needed doubles (up to 32 windows).  miss_window 0:
- * never leaves the given grid. */
+ * never leaves the given grid.
+ *
+ * MARGIN: with margin_ppm, the grid is the given one slowed down by
+ * 1 + margin_ppm / 10^6 about the epoch: slots epoch + shift * (1 + m) +
+ * k * period * (1 + m).  Every job of a cluster must use the same margin
+ * (their arrangement is kept, each gap between neighbours' slots grows);
+ * a job whose iterations vary about its period then arrives early for
+ * its slot more often than late, where on the bare period its lateness
+ * adds up from one iteration to the next until it misses a slot
+ * (doc/benchmark-report.md, "Jitter").  Pass the shift of the first Up
+ * phase from the epoch (ORRERY_SHIFT_US + ORRERY_PHASE_OFFSET_US, modulo
+ * the period) so that the whole arrangement scales. */
 typedef enum orrery_gate_mode {
 	ORRERY_GATE_GRID = 0,      /* on the given grid (epoch, shift, period) */
 	ORRERY_GATE_ANCHORED = 1,  /* re-anchored to its measured iteration   */
@@ -742,7 +753,9 @@ typedef struct orrery_gate_params {
 	int64_t late_tolerance_us;  /* 0 = period / 10                      */
 	uint32_t miss_window;       /* default 8, at most 32; 0 = never off */
 	uint32_t miss_limit;        /* default 4                            */
+	uint32_t margin_ppm;        /* default 0; at most ORRERY_GATE_MAX_MARGIN_PPM */
 } orrery_gate_params_t;
+#define ORRERY_GATE_MAX_MARGIN_PPM 200000
 
 typedef struct orrery_gate_stats {
 	uint64_t phases;         /* phases that asked the gate            */

@@ -153,8 +153,7 @@ static void apply(int64_t now_us)
 		orrery_error_t err;
 
 		p.period_us = r->period_us;
-		p.epoch_us = r->epoch_us + rt.phase_offset_us;
-		p.shift_us = r->shift_us;
+		rt_gate_place(&p, r->epoch_us, r->shift_us, rt.phase_offset_us);
 		p.late_tolerance_us = 0;	/* period / 10 of the new period */
 		if (orrery_gate_new(&p, &g, &err) != ORRERY_OK) {
 			say_once(NULL, err.message);
@@ -166,7 +165,7 @@ static void apply(int64_t now_us)
 			rt.carried.min_work_us = rt.gate.st.min_work_us;
 		rt.gate = *g;
 		orrery_gate_free(g);
-		rt.slot_base_us = r->epoch_us + rt.phase_offset_us + r->shift_us;
+		rt.slot_base_us = rt.gate.grid_base_us;
 		rt.chan_off = 0;
 	} else {
 		rt.chan_off = 1;

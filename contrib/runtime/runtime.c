@@ -143,13 +143,23 @@ static void host_name(void)
 			*c = '_';
 }
 
+/* The doc's rule: a job gating once per iteration is released at epoch +
+ * shift + offset + k * period.  The gate gets that as one shift from the
+ * cluster's epoch, so that a margin (ORRERY_GATE_MARGIN_PPM) stretches
+ * every job's whole arrangement about the same origin. */
+void rt_gate_place(orrery_gate_params_t *p, int64_t epoch, int64_t shift, int64_t offset)
+{
+	p->epoch_us = epoch;
+	p->shift_us = (shift + offset) % p->period_us;
+}
+
 /* Decide active or no-op; fills rt.why for a no-op. */
 static void read_gate_env(void)
 {
 	orrery_gate_params_t p;
 	orrery_gate_t *g = NULL;
 	orrery_error_t err;
-	int64_t period = 0, epoch = 0, shift = 0, offset = 0;
+	int64_t period = 0, epoch = 0, shift = 0, offset = 0, margin = 0;
 	const char *onoff = getenv("ORRERY_GATE");
 	char *why = rt.why;
 	size_t wl = sizeof(rt.why);
@@ -194,11 +204,21 @@ static void read_gate_env(void)
 		snprintf(why, wl, "ORRERY_EPOCH_US=%" PRId64 " is out of range", epoch);
 		return;
 	}
+	if (env_int("ORRERY_GATE_MARGIN_PPM", &margin, why, wl) < 0)
+		return;
+	if (margin > ORRERY_GATE_MAX_MARGIN_PPM) {
+		snprintf(why, wl, "ORRERY_GATE_MARGIN_PPM=%" PRId64 " is above %d (20 %%)",
+			 margin, ORRERY_GATE_MAX_MARGIN_PPM);
+		return;
+	}
 	orrery_gate_params_default(&p);
 	p.period_us = period;
-	/* The doc's rule: a job gating once per iteration uses epoch+offset. */
-	p.epoch_us = epoch + offset;
-	p.shift_us = shift;
+	p.margin_ppm = (uint32_t)margin;
+	if (shift >= period) {	/* the gate's own message */
+		p.shift_us = shift;
+		p.epoch_us = epoch;
+	} else
+		rt_gate_place(&p, epoch, shift, offset);
 	if (orrery_gate_new(&p, &g, &err) != ORRERY_OK) {
 		snprintf(why, wl, "%.200s (ORRERY_PERIOD_US=%" PRId64 ", ORRERY_SHIFT_US=%" PRId64 ")",
 			 err.message, period, shift);
@@ -206,7 +226,7 @@ static void read_gate_env(void)
 	}
 	rt.gate = *g;
 	orrery_gate_free(g);
-	rt.slot_base_us = epoch + offset + shift;
+	rt.slot_base_us = rt.gate.grid_base_us;
 	rt.phase_offset_us = offset;
 	rt.active = 1;
 }
@@ -328,7 +348,7 @@ int orrery_runtime_init(void)
 	}
 	if (rt.active)
 		rt_log(1, RT_PREFIX "gating: period %" PRId64 " us, slots at %" PRId64 " + k * period (host %s, rank %ld)",
-		       rt.gate.p.period_us, rt.slot_base_us, rt.host, rt.rank);
+		       rt.gate.grid_period_us, rt.slot_base_us, rt.host, rt.rank);
 	else
 		rt_log(1, RT_PREFIX "not gating: %s", rt.why);
 	pthread_mutex_unlock(&rt.lock);
@@ -388,7 +408,7 @@ int64_t orrery_runtime_release_at(int64_t now_us)
 	t = orrery_gate_release_at(&rt.gate, now_us);
 	rt_tick_locked(now_us);
 	if (rt.verbose >= 2) {
-		int64_t k = (t - rt.slot_base_us) / rt.gate.p.period_us;
+		int64_t k = (t - rt.slot_base_us) / rt.gate.grid_period_us;
 		rt_log(2, RT_PREFIX "phase %" PRIu64 ": ready %" PRId64 ", released %" PRId64 " (slot %" PRId64 "%s), waits %" PRId64 " us",
 		       rt.gate.st.phases, now_us, t, k,
 		       rt.gate.st.disabled ? ", gate disabled" : "", t - now_us);

@@ -70,6 +70,10 @@ extern struct rt_state rt;
 void rt_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* runtime.c: a job's slots (epoch, shift, its first Up phase's offset)
+ * as the gate's epoch and shift; p->period_us set, shift < period. */
+void rt_gate_place(orrery_gate_params_t *p, int64_t epoch, int64_t shift, int64_t offset);
+
 /* channel.c; called with rt.lock held. */
 void chan_init(void);                 /* reads ORRERY_CHANNEL */
 /* A phase is ready at now_us: look for a newer record (at most every

@@ -16,6 +16,7 @@
 
 #include "cruise.hpp"
 #include "network.hpp"
+#include "policies.hpp"
 
 namespace sim {
 
@@ -109,7 +110,7 @@ struct Running {
 // gate's grid is moved by offset_0, the profile's (the job-side gate knows
 // the profile, not the job's real compute).
 static orrery_gate_t *make_gate(const Placement &pl, const JobSpec &job, double epoch,
-				double late_tolerance)
+				double late_tolerance, uint32_t margin_ppm)
 {
 	const Pattern &pat = job.pattern;
 	orrery_gate_params_t p;
@@ -120,6 +121,7 @@ static orrery_gate_t *make_gate(const Placement &pl, const JobSpec &job, double 
 		(job.gate_offset >= 0 ? job.gate_offset : pat.phases[0].offset) * 1e6);
 	int64_t sh = (int64_t)std::llround(pl.shift * 1e6) + off;
 	p.shift_us = p.period_us > 0 ? ((sh % p.period_us) + p.period_us) % p.period_us : 0;
+	p.margin_ppm = margin_ppm;
 	if (late_tolerance > 0)
 		p.late_tolerance_us = std::min<int64_t>(
 			p.period_us - 1,
@@ -129,6 +131,20 @@ static orrery_gate_t *make_gate(const Placement &pl, const JobSpec &job, double 
 	if (orrery_gate_new(&p, &g, &err) != ORRERY_OK)
 		throw std::runtime_error(std::string("gate: ") + err.message);
 	return g;
+}
+
+// The factor of one compute gap under --iteration-jitter (EngineOptions):
+// uniform in [1 - jitter, 1 + jitter], the same for the same (seed, job,
+// iteration, phase) whatever the policy, so that policies are compared on
+// the same noise.
+static double jitter_factor(double jitter, uint64_t seed, uint32_t job_id,
+			    uint64_t iter, size_t phase)
+{
+	if (jitter <= 0)
+		return 1;
+	Rng rng(seed * 0x9e3779b97f4a7c15ULL ^ (uint64_t)job_id * 0xd1b54a32d192ed03ULL ^
+		iter * 0x8cb92ba72f3d8dd7ULL ^ (uint64_t)phase * 0xa0761d6478bd642fULL);
+	return 1 - jitter + 2 * jitter * rng.uniform();
 }
 
 // The bound policies' job: one Up phase over the whole isolated
@@ -417,6 +433,10 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	};
 	// A gate change at an iteration boundary: a fresh gate on the new
 	// grid (liborrery's, as the job-side runtime would build it).
+	auto jitter = [&](uint32_t j, uint64_t iter, size_t phase) {
+		return jitter_factor(opt_.iteration_jitter, opt_.jitter_seed, jobs[j].id,
+				     iter, phase);
+	};
 	auto apply_change = [&](uint32_t j, bool at_launch) {
 		Running &r = run[j];
 		if (r.gate)
@@ -424,7 +444,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.acc.disabled = 0;
 		take_gate(r.pl, r.change);
 		if (r.pl.gated && r.pl.gate_period > 0)
-			r.gate.reset(make_gate(r.pl, jobs[j], opt_.epoch, opt_.gate_late_tolerance));
+			r.gate.reset(make_gate(r.pl, jobs[j], opt_.epoch, opt_.gate_late_tolerance,
+					    opt_.gate_margin_ppm));
 		else
 			r.gate.reset();
 		r.pending = false;
@@ -445,7 +466,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		r.iter_sent += ph.demand * ph.duration;
 		if (r.phase + 1 < pat.phases.size()) {
 			r.phase++;
-			push(now + std::max(0.0, pat.phases[r.phase].offset - end),
+			push(now + std::max(0.0, pat.phases[r.phase].offset - end) *
+					   jitter(j, r.iter, r.phase),
 			     EV_DOWN_END, j);
 			return;
 		}
@@ -464,7 +486,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			begin_cruise(j, now + tail);
 			return;
 		}
-		push(now + tail + pat.phases[0].offset, EV_DOWN_END, j);
+		push(now + (tail + pat.phases[0].offset) * jitter(j, r.iter, 0), EV_DOWN_END, j);
 	};
 
 	std::unordered_map<uint32_t, uint32_t> by_id;
@@ -584,7 +606,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			return;
 		}
 		if (r.pl.gated)
-			r.gate.reset(make_gate(r.pl, jobs[j], opt_.epoch, opt_.gate_late_tolerance));
+			r.gate.reset(make_gate(r.pl, jobs[j], opt_.epoch, opt_.gate_late_tolerance,
+					    opt_.gate_margin_ppm));
 		res[j].ever_gated = r.pl.gated;
 		r.stepped = true;
 		r.phase = 0;
@@ -607,7 +630,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				return;
 			}
 		}
-		push(now + pat.phases[0].offset, EV_DOWN_END, j);
+		push(now + pat.phases[0].offset * jitter(j, 0, 0), EV_DOWN_END, j);
 	};
 
 	// The policy's placement on the nodes of avail at time t, within the

@@ -144,6 +144,10 @@ struct EngineOptions {
 	// Gates' late tolerance as a fraction of their period (0: the
 	// gate's default, period / 10; orrery_gate_params_t).
 	double gate_late_tolerance = 0;
+	// Every gate's margin (orrery_gate_params_t.margin_ppm), the same for
+	// all jobs, as a site sets it for all of Slurm's (spank-orrery(8),
+	// gate_margin=).  0: none.
+	uint32_t gate_margin_ppm = 0;
 	// The newcomer's gate change (its group's re-alignment at its start)
 	// applies with the running jobs' changes, realign_delay later; until
 	// then it runs on its placement's gate.  This is what select/orrery
@@ -156,6 +160,13 @@ struct EngineOptions {
 	// Fast-forward jobs that cannot be slowed (cruise.hpp): the same
 	// results in fewer events.  Off: every iteration is stepped.
 	bool fast_forward = true;
+	// --iteration-jitter J: every compute gap a stepped job runs (before
+	// each Up phase and the iteration's tail) is its pattern's times a
+	// factor uniform in [1 - J, 1 + J], drawn from (jitter_seed, job id,
+	// iteration, phase): the job's own noise, which its profile and gate
+	// do not know.  A cruising job runs its mean (cruise.hpp).  0: none.
+	double iteration_jitter = 0;
+	uint64_t jitter_seed = 1;
 };
 
 class Engine {

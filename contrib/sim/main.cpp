@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +43,7 @@ void usage(FILE *f)
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--realign-delay S] [--gate-late-tolerance F]\n"
 		"                  [--profile-error E] [--learn-periods TOL]\n"
+		"                  [--iteration-jitter J] [--gate-margin M]\n"
 		"                  [--newcomer-gate with-group|at-start]\n"
 		"                  [--uplink-links K] [--flows N]\n"
 		"                  [--rank-spread N] [--hold COST,SECONDS]\n"
@@ -128,7 +130,7 @@ int run(int argc, char **argv)
 	bool quiet = false, list = false, fast_forward = true;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
 	double os_leaf = -1, os_pod = -1, realign_delay = 5, gate_tol = 0, prof_err = 0,
-	       learn = -1;
+	       learn = -1, jitter = 0, margin = 0;
 	bool newcomer_with_group = true;
 	int rank_spread = -1;  // -1: orrery.conf's, else liborrery's default
 	HoldRule hold;
@@ -143,7 +145,7 @@ int run(int argc, char **argv)
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
 	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD, O_NOFF,
 	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR, O_GATETOL, O_NEWCOMER, O_HOLD,
-	       O_PROFERR, O_LEARN };
+	       O_PROFERR, O_LEARN, O_JITTER, O_MARGIN };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -166,6 +168,8 @@ int run(int argc, char **argv)
 		{"gate-late-tolerance", required_argument, nullptr, O_GATETOL},
 		{"profile-error", required_argument, nullptr, O_PROFERR},
 		{"learn-periods", required_argument, nullptr, O_LEARN},
+		{"iteration-jitter", required_argument, nullptr, O_JITTER},
+		{"gate-margin", required_argument, nullptr, O_MARGIN},
 		{"newcomer-gate", required_argument, nullptr, O_NEWCOMER},
 		{"rank-spread", required_argument, nullptr, O_RSPREAD},
 		{"hold", required_argument, nullptr, O_HOLD},
@@ -236,6 +240,19 @@ int run(int argc, char **argv)
 				throw std::runtime_error("--learn-periods: a fraction in [0, 0.5] (a gated job's "
 							 "measured iteration off its model by more than this "
 							 "fraction re-solves its link group)");
+			break;
+		case O_JITTER:
+			jitter = num(optarg, "--iteration-jitter");
+			if (!(jitter >= 0 && jitter <= 0.5))
+				throw std::runtime_error("--iteration-jitter: a fraction in [0, 0.5] (each compute "
+							 "gap of each iteration is its pattern's times a factor in "
+							 "[1 - J, 1 + J])");
+			break;
+		case O_MARGIN:
+			margin = num(optarg, "--gate-margin");
+			if (!(margin >= 0 && margin <= ORRERY_GATE_MAX_MARGIN_PPM / 1e6))
+				throw std::runtime_error("--gate-margin: a fraction in [0, 0.2] (every gate's "
+							 "grid slowed down by 1 + M)");
 			break;
 		case O_NEWCOMER:
 			if (!strcmp(optarg, "at-start"))
@@ -543,6 +560,9 @@ int run(int argc, char **argv)
 				eo.ecmp_seed = seed_list[t.k];
 				eo.queue = qo;
 				eo.fast_forward = fast_forward;
+				eo.iteration_jitter = jitter;
+				eo.gate_margin_ppm = (uint32_t)std::llround(margin * 1e6);
+				eo.jitter_seed = seed_list[t.k];
 				eo.label = policies[t.p] + " seed " +
 					   std::to_string(seed_list[t.k]);
 				Engine e(fabric, *pol, eo);

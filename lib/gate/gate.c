@@ -63,6 +63,12 @@ static int popcount32(uint32_t v)
 
 static void grid(orrery_gate_t *g);
 
+/* t stretched by the margin (t <= 1 h and ppm <= 200000: no overflow). */
+static int64_t with_margin(int64_t t, uint32_t ppm)
+{
+	return t + (t * (int64_t)ppm + 500000) / 1000000;
+}
+
 int orrery_gate_new(const orrery_gate_params_t *params, orrery_gate_t **out,
 		    orrery_error_t *err)
 {
@@ -82,6 +88,10 @@ int orrery_gate_new(const orrery_gate_params_t *params, orrery_gate_t **out,
 	else if (params->miss_window > 32 ||
 		 params->miss_limit > params->miss_window)
 		why = "gate: miss window must be <= 32 and miss limit <= window";
+	else if (params->margin_ppm > ORRERY_GATE_MAX_MARGIN_PPM)
+		why = "gate: margin must be at most 200000 ppm (20 %)";
+	else if (with_margin(params->period_us, params->margin_ppm) > ORRERY_MAX_PERIOD_US)
+		why = "gate: period with its margin out of range (1 ms .. 1 h)";
 	if (why) {
 		if (err) {
 			err->code = ORRERY_ERANGE;
@@ -99,8 +109,10 @@ int orrery_gate_new(const orrery_gate_params_t *params, orrery_gate_t **out,
 		return ORRERY_ENOMEM;
 	}
 	g->p = *params;
+	g->grid_period_us = with_margin(g->p.period_us, g->p.margin_ppm);
+	g->grid_base_us = g->p.epoch_us + with_margin(g->p.shift_us, g->p.margin_ppm);
 	if (!g->p.late_tolerance_us)
-		g->p.late_tolerance_us = g->p.period_us / 10;
+		g->p.late_tolerance_us = g->grid_period_us / 10;
 	g->last_release = INT64_MIN;
 	grid(g);
 	*out = g;
@@ -174,7 +186,7 @@ static void note_leave(orrery_gate_t *g)
 
 static void grid(orrery_gate_t *g)
 {
-	set_mode(g, ORRERY_GATE_GRID, g->p.epoch_us + g->p.shift_us, g->p.period_us);
+	set_mode(g, ORRERY_GATE_GRID, g->grid_base_us, g->grid_period_us);
 }
 
 /* Measure the work since the last release and keep the run counters. */
@@ -196,7 +208,7 @@ static void measure(orrery_gate_t *g, int64_t now_us)
 		g->st.windows++;
 		g->win_n = 0;
 	}
-	g->fit_run = work <= g->p.period_us + tol ? g->fit_run + 1 : 0;
+	g->fit_run = work <= g->grid_period_us + tol ? g->fit_run + 1 : 0;
 	g->stable_run = (work - g->measured_us <= tol && g->measured_us - work <= tol)
 				? g->stable_run + 1 : 0;
 }
@@ -272,7 +284,7 @@ int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us)
 		int64_t m = g->measured_us > g->last_work_us ? g->measured_us
 							     : g->last_work_us;
 		note_leave(g);
-		if (g->measured_us > g->p.period_us + g->p.late_tolerance_us) {
+		if (g->measured_us > g->grid_period_us + g->p.late_tolerance_us) {
 			g->st.reanchored++;
 			set_mode(g, ORRERY_GATE_ANCHORED, now_us, anchored_period(m));
 			g->last_slot = 0;

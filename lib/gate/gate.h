@@ -12,6 +12,8 @@
 
 struct orrery_gate {
 	orrery_gate_params_t p;   /* as given (the grid)                   */
+	int64_t grid_base_us;     /* the given grid with the margin: origin */
+	int64_t grid_period_us;   /* ... and period                        */
 	int64_t base_us;          /* slot origin in force                  */
 	int64_t period_us;        /* period in force                       */
 	int64_t last_slot;        /* slot index last released on, or INT64_MIN */

@@ -9,7 +9,7 @@
  *                            [sysfs_root=DIR]
  *                            [counters_publisher=PATH]
  *                            [nic_affinity=0|1] [hwloc_xml=FILE]
- *                            [channel_poll_ms=MS]
+ *                            [channel_poll_ms=MS] [gate_margin=PERCENT]
  *
  * Strict: every argument is key=value with a known key, and a bad value or
  * an unknown key fails the plugin's init with one line naming it (a typo in
@@ -18,6 +18,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <orrery.h>
 
 #include "orrery_spank.h"
 
@@ -143,6 +145,31 @@ static int set_poll_ms(const char *val, struct osp_conf *conf)
 	return 0;
 }
 
+/* gate_margin=PERCENT: 0 to 20, at most two decimals (1.5 is 15000 ppm).
+ * Every gate of the cluster needs the same margin (orrery-runtime(7)),
+ * which is why it is the admin's and not the job's. */
+static int set_gate_margin(const char *val, struct osp_conf *conf)
+{
+	const char *dot = strchr(val, '.');
+	size_t ni = dot ? (size_t)(dot - val) : strlen(val);
+	size_t nf = dot ? strlen(dot + 1) : 0;
+	long ppm = -1;
+
+	if (ni >= 1 && ni <= 2 && strspn(val, "0123456789") == ni &&
+	    (!dot || (nf >= 1 && nf <= 2 && strspn(dot + 1, "0123456789") == nf))) {
+		ppm = strtol(val, NULL, 10) * 10000;
+		if (dot)
+			ppm += strtol(dot + 1, NULL, 10) * (nf == 1 ? 1000 : 100);
+	}
+	if (ppm < 0 || ppm > ORRERY_GATE_MAX_MARGIN_PPM) {
+		slurm_error(OSP_LOG_PREFIX "plugstack argument gate_margin=%s: expected a percentage 0 to 20 with at most two decimals (e.g. 1 or 0.5)",
+			    val);
+		return -1;
+	}
+	conf->gate_margin_ppm = (uint32_t)ppm;
+	return 0;
+}
+
 static int set_default_profile(const char *val, struct osp_conf *conf)
 {
 	char msg[512];
@@ -182,7 +209,7 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 		int rc;
 
 		if (!eq || eq == arg) {
-			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, gate_stats, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms)",
+			slurm_error(OSP_LOG_PREFIX "plugstack argument '%s': expected key=value (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, gate_stats, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms, gate_margin)",
 				    arg);
 			goto fail;
 		}
@@ -215,10 +242,12 @@ int osp_args_parse(int ac, char **av, struct osp_conf *conf)
 			rc = parse_bool("nic_affinity", val, &conf->nic_affinity);
 		else if (KEY("channel_poll_ms"))
 			rc = set_poll_ms(val, conf);
+		else if (KEY("gate_margin"))
+			rc = set_gate_margin(val, conf);
 		else if (KEY("hwloc_xml"))
 			rc = set_path("hwloc_xml", val, 1, &conf->hwloc_xml);
 		else {
-			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, gate_stats, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms)",
+			slurm_error(OSP_LOG_PREFIX "unknown plugstack argument '%.*s' (keys: default_profile, runtime_dir, require_profile, verbose, comm_gate, gate_library, test_controller, counters, gate_stats, sysfs_root, counters_publisher, nic_affinity, hwloc_xml, channel_poll_ms, gate_margin)",
 				    (int)klen, arg);
 			goto fail;
 		}

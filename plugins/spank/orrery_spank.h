@@ -51,6 +51,7 @@
 #define OSP_DEFAULT_RUNTIME_DIR "/run/orrery"
 #define OSP_DEFAULT_CHANNEL_POLL_MS 1000
 #define OSP_ENV_CHANNEL   "ORRERY_CHANNEL"  /* the job's channel file */
+#define OSP_ENV_MARGIN    "ORRERY_GATE_MARGIN_PPM"  /* gate_margin= */
 #define OSP_DEFAULT_SYSFS_ROOT  "/sys"
 #ifndef OSP_DEFAULT_PUBLISHER
 #define OSP_DEFAULT_PUBLISHER "/usr/libexec/orrery/orrery-counters-publish"
@@ -78,6 +79,7 @@ struct osp_conf {
 	int nic_affinity;        /* export NCCL_IB_HCA / UCX_NET_DEVICES */
 	char *hwloc_xml;         /* may contain %n; NULL: this node's topology */
 	int channel_poll_ms;     /* live channel poll period; 0: off */
+	uint32_t gate_margin_ppm; /* every gate's margin (gate_margin=) */
 };
 
 extern struct osp_conf osp_conf;

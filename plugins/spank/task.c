@@ -5,7 +5,8 @@
  *
  * Tasks receive only these fixed names: ORRERY_PROFILE, ORRERY_PERIOD_US,
  * ORRERY_EPOCH_US, ORRERY_SHIFT_US, ORRERY_JOB_SCORE, ORRERY_PHASE_OFFSET_US,
- * ORRERY_PHASE_SPAN_US, ORRERY_PHASES_US, ORRERY_CHANNEL and
+ * ORRERY_PHASE_SPAN_US, ORRERY_PHASES_US, ORRERY_GATE_MARGIN_PPM (the
+ * admin's gate_margin=), ORRERY_CHANNEL and
  * ORRERY_RUNTIME_JOB_STATS (paths this plugin made), and with
  * --comm-gate=auto the admin's gate_library at the front of LD_PRELOAD.
  * The controller's names are never taken from a value that passed through
@@ -331,6 +332,16 @@ int osp_user_init(spank_t sp)
 	}
 	/* The live channel's file (channel.c), where its poller runs: the
 	 * runtime accepts it only root-owned and for this job. */
+	/* Every gate's margin, the site's (gate_margin=): a job's own value
+	 * is replaced, since neighbours' gates must stretch alike. */
+	if (!nogate && osp_conf.gate_margin_ppm) {
+		char m[OSP_NUM_MAX + 1];
+
+		snprintf(m, sizeof(m), "%" PRIu32, osp_conf.gate_margin_ppm);
+		rc |= put(sp, OSP_ENV_MARGIN, m);
+	} else {
+		spank_unsetenv(sp, OSP_ENV_MARGIN);
+	}
 	if (!nogate && osp_conf.channel_poll_ms > 0) {
 		char chan[OSP_PATH_MAX];
 

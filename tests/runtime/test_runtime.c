@@ -238,6 +238,8 @@ static void noop_on_bad_env(void **state)
 		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=-5", "ORRERY_GATE=on", "ORRERY_SHIFT_US='-5'" },
 		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=5", "ORRERY_PHASE_OFFSET_US=100000", "ORRERY_PHASE_OFFSET_US=100000 is not below" },
 		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=99999999999999999999", "ORRERY_SHIFT_US=5", "ORRERY_GATE=on", "ORRERY_EPOCH_US=" },
+		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=5", "ORRERY_GATE_MARGIN_PPM=300000", "ORRERY_GATE_MARGIN_PPM=300000 is above 200000" },
+		{ "ORRERY_PERIOD_US=100000", "ORRERY_EPOCH_US=0", "ORRERY_SHIFT_US=5", "ORRERY_GATE_MARGIN_PPM=1%", "ORRERY_GATE_MARGIN_PPM='1%'" },
 	};
 	size_t i;
 
@@ -289,6 +291,34 @@ static void gate_decisions(void **state)
 	assert_int_equal(child(body_decisions, "ORRERY_PERIOD_US=100000", e,
 			       "ORRERY_SHIFT_US=30000", "ORRERY_PHASE_OFFSET_US=20000",
 			       "ORRERY_GATE=on", NULL), 0);
+}
+
+/* The same job with the site's 10 % margin (gate_margin=10): its first
+ * Up phase's slot (shift + offset, 50 ms) and the period stretched about
+ * the epoch: slots at E0 + 55 ms + k * 110 ms, tolerance 11 ms. */
+static void body_margin(void)
+{
+	orrery_runtime_stats_t s;
+
+	CHECK(orrery_runtime_init() == 1);
+	CHECK(orrery_runtime_release_at(E0 + 10 * MS) == E0 + 55 * MS);
+	/* 10 ms past the 165 ms slot: within 11 ms, at once */
+	CHECK(orrery_runtime_release_at(E0 + 175 * MS) == E0 + 175 * MS);
+	orrery_runtime_stats(&s);
+	CHECK(s.active == 1);
+	CHECK(s.period_us == 100 * MS && s.period_now_us == 110 * MS);
+	CHECK(s.slot_base_us == E0 + 55 * MS);
+	CHECK(s.on_slot == 1 && s.late == 1 && s.missed == 0);
+}
+
+static void gate_margin(void **state)
+{
+	char e[64];
+
+	snprintf(e, sizeof(e), "ORRERY_EPOCH_US=%lld", E0);
+	assert_int_equal(child(body_margin, "ORRERY_PERIOD_US=100000", e,
+			       "ORRERY_SHIFT_US=30000", "ORRERY_PHASE_OFFSET_US=20000",
+			       "ORRERY_GATE_MARGIN_PPM=100000", NULL), 0);
 }
 
 /* The real clock: wait_for_slot never releases before the slot, and
@@ -876,6 +906,7 @@ int main(void)
 		cmocka_unit_test(noop_without_env),
 		cmocka_unit_test(noop_on_bad_env),
 		cmocka_unit_test(gate_decisions),
+		cmocka_unit_test(gate_margin),
 		cmocka_unit_test(wait_for_slot_real_clock),
 		cmocka_unit_test(threads_share_one_gate),
 		cmocka_unit_test(stats_file_at_exit),

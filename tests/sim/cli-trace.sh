@@ -108,3 +108,38 @@ if "$sim" --trace "$tmp/pin2.csv" --learn-periods 0.7 --quiet 2> "$tmp/err"; the
 	echo "--learn-periods 0.7 accepted"; exit 1
 fi
 grep -q -- "--learn-periods: a fraction in \[0, 0.5\]" "$tmp/err"
+
+# --iteration-jitter and --gate-margin: two pinned jobs at 40 % duty each
+# on the uplinks they share, rotated apart (shifts 0 and 100 ms of a 250
+# ms period).  With each compute gap 150 ms +-10 %, default's ungated jobs
+# mostly miss each other, and the gated jobs' lateness adds up from one
+# iteration to the next until they miss slots (each a whole period); a
+# 3 % margin takes most of those misses away.  Without jitter every job
+# of ideal runs its isolated 25 s and the gates miss nothing.
+cat > "$tmp/pin40.csv" <<'CSV'
+arrival_s,nodes,profile,iterations,at
+0,2,"period=250ms;up=150ms+100ms@100Mbps",100,0+2
+0,2,"period=250ms;up=150ms+100ms@100Mbps",100,1+3
+CSV
+for c in "0 0" "0.1 0" "0.1 0.03"; do
+	set -- $c
+	"$sim" --trace "$tmp/pin40.csv" --leaves 2 --nodes-per-leaf 2 --node-link-mbps 200 \
+		--oversub-leaf 4 --seeds 1 --quiet --policies ideal,default,orrery \
+		--iteration-jitter "$1" --gate-margin "$2" --out "$tmp/jit-$1-$2" > /dev/null
+done
+awk -F, 'FNR == 1 { f++; next }
+	f == 1 { if ($14 != 0) { print "no jitter: job " $1 " missed " $14; bad = 1 } }
+	f == 2 { if ($14 < 5) { print "jitter: job " $1 " missed only " $14; bad = 1 }; miss += $14; jct[$1] = $6 }
+	f == 3 { miss_m += $14; if ($6 >= jct[$1]) { print "margin: job " $1 " jct " $6 " not below " jct[$1]; bad = 1 } }
+	END { if (miss_m * 3 > miss) { print "margin: " miss_m " misses against " miss; bad = 1 }; exit bad }' \
+	"$tmp/jit-0-0/jobs-orrery-s1.csv" "$tmp/jit-0.1-0/jobs-orrery-s1.csv" "$tmp/jit-0.1-0.03/jobs-orrery-s1.csv"
+# The jitter is the job's own, the same under every policy and run.
+cmp -s "$tmp/jit-0.1-0/jobs-default-s1.csv" "$tmp/jit-0.1-0.03/jobs-default-s1.csv"
+awk -F, 'FNR > 1 && ($6 == $7) { print "default: job " $1 " unaffected by jitter"; bad = 1 } END { exit bad }' \
+	"$tmp/jit-0.1-0/jobs-default-s1.csv"
+for bad in "--iteration-jitter 0.6" "--gate-margin 0.3"; do
+	if "$sim" --trace "$tmp/pin40.csv" $bad --quiet 2> "$tmp/err"; then
+		echo "$bad accepted"; exit 1
+	fi
+	grep -q -- "${bad%% *}: a fraction in" "$tmp/err"
+done

@@ -14,7 +14,8 @@
 #define MS 1000LL
 #define P (100 * MS)
 
-static orrery_gate_t *mk(int64_t epoch, int64_t shift)
+/* A gate on period P; margin_ppm as orrery_gate_params_t's. */
+static orrery_gate_t *mk_margin(int64_t epoch, int64_t shift, uint32_t ppm)
 {
 	orrery_gate_params_t p;
 	orrery_gate_t *g = NULL;
@@ -24,8 +25,14 @@ static orrery_gate_t *mk(int64_t epoch, int64_t shift)
 	p.period_us = P;
 	p.epoch_us = epoch;
 	p.shift_us = shift;
+	p.margin_ppm = ppm;
 	assert_int_equal(orrery_gate_new(&p, &g, &err), ORRERY_OK);
 	return g;
+}
+
+static orrery_gate_t *mk(int64_t epoch, int64_t shift)
+{
+	return mk_margin(epoch, shift, 0);
 }
 
 /* An early phase waits for its slot; a phase just past it goes at once. */
@@ -338,6 +345,71 @@ static void test_one_phase_per_slot(void **state)
 	orrery_gate_free(g);
 }
 
+/* A 10 % margin stretches the grid about the epoch: slots at 33 ms +
+ * k * 110 ms for shift 30 ms, and the tolerance is a tenth of 110 ms. */
+static void test_margin_stretches_grid(void **state)
+{
+	orrery_gate_t *g = mk_margin(0, 30 * MS, 100000);
+	orrery_gate_stats_t st;
+
+	assert_int_equal(orrery_gate_release_at(g, 0), 33 * MS);
+	assert_int_equal(orrery_gate_release_at(g, 120 * MS), 143 * MS);
+	/* 10 ms past the 253 ms slot: within 11 ms. */
+	assert_int_equal(orrery_gate_release_at(g, 263 * MS), 263 * MS);
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.period_us, 110 * MS);
+	assert_int_equal(st.late, 1);
+	assert_int_equal(st.missed, 0);
+	orrery_gate_free(g);
+}
+
+/* A job whose work is its period on average but varies by up to 3 %
+ * from one iteration to the next: on the bare period a late iteration's
+ * lateness carries into the next one while an early one only waits, so
+ * lateness adds up until slots are missed, each costing a whole period;
+ * with a 2 % margin the job is early more often than late and misses
+ * none.  The same fixed sequence of works both times. */
+static void test_margin_absorbs_jitter(void **state)
+{
+	orrery_gate_stats_t bare, with;
+	uint64_t x = 12345;
+
+	for (int m = 0; m < 2; m++) {
+		orrery_gate_t *g = mk_margin(0, 0, m ? 20000 : 0);
+		int64_t ready = 0, rel;
+
+		x = 12345;
+		for (int i = 0; i < 2000; i++) {
+			rel = orrery_gate_release_at(g, ready);
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			ready = rel + P - 3 * MS + (int64_t)((x >> 33) % (6 * MS + 1));
+		}
+		orrery_gate_stats(g, m ? &with : &bare);
+		orrery_gate_free(g);
+	}
+	assert_true(bare.missed >= 10);
+	assert_int_equal(with.missed, 0);
+	assert_int_equal(with.disables, 0);
+}
+
+static void test_margin_bad(void **state)
+{
+	orrery_gate_params_t p;
+	orrery_gate_t *g = NULL;
+	orrery_error_t err;
+
+	orrery_gate_params_default(&p);
+	p.period_us = P;
+	p.margin_ppm = ORRERY_GATE_MAX_MARGIN_PPM + 1;
+	assert_int_equal(orrery_gate_new(&p, &g, &err), ORRERY_ERANGE);
+	assert_non_null(strstr(err.message, "margin"));
+	p.margin_ppm = ORRERY_GATE_MAX_MARGIN_PPM;
+	p.period_us = ORRERY_MAX_PERIOD_US;
+	assert_int_equal(orrery_gate_new(&p, &g, &err), ORRERY_ERANGE);
+	assert_non_null(strstr(err.message, "margin"));
+	assert_null(g);
+}
+
 /* Times before the epoch use floor division (slots extend backwards). */
 static void test_before_epoch(void **state)
 {
@@ -385,6 +457,9 @@ int main(void)
 		cmocka_unit_test(test_observe_measures),
 		cmocka_unit_test(test_before_epoch),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_margin_stretches_grid),
+		cmocka_unit_test(test_margin_absorbs_jitter),
+		cmocka_unit_test(test_margin_bad),
 	};
 	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
 }

@@ -88,6 +88,21 @@ static void args_all_keys(void **state)
 	assert_int_equal(osp_conf.require_profile, 1);
 }
 
+/* gate_margin=PERCENT, in ppm for the tasks' ORRERY_GATE_MARGIN_PPM. */
+static void args_gate_margin(void **state)
+{
+	assert_int_equal(parse(""), 0);
+	assert_int_equal(osp_conf.gate_margin_ppm, 0);
+	assert_int_equal(parse("gate_margin=1"), 0);
+	assert_int_equal(osp_conf.gate_margin_ppm, 10000);
+	assert_int_equal(parse("gate_margin=0.5"), 0);
+	assert_int_equal(osp_conf.gate_margin_ppm, 5000);
+	assert_int_equal(parse("gate_margin=2.25"), 0);
+	assert_int_equal(osp_conf.gate_margin_ppm, 22500);
+	assert_int_equal(parse("gate_margin=20"), 0);
+	assert_int_equal(osp_conf.gate_margin_ppm, 200000);
+}
+
 static void args_default_profile_is_canonical(void **state)
 {
 	orrery_profile_t *p = NULL;
@@ -122,6 +137,12 @@ static void args_rejected(void **state)
 		{ "gate_library=liborrery-nccl.so", "absolute path" },
 		{ "gate_library=/a.so:/tmp/evil.so", "without ':'" },
 		{ "gate_library=/a.so\t/tmp/evil.so", "without ':'" },
+		{ "gate_margin=20.01", "gate_margin=20.01: expected a percentage 0 to 20" },
+		{ "gate_margin=1.234", "gate_margin=1.234" },
+		{ "gate_margin=-1", "gate_margin=-1" },
+		{ "gate_margin=.5", "gate_margin=.5" },
+		{ "gate_margin=1%", "gate_margin=1%" },
+		{ "gate_margin=", "gate_margin=" },
 	};
 	size_t i;
 
@@ -474,6 +495,7 @@ int main(void)
 		cmocka_unit_test(args_all_keys),
 		cmocka_unit_test(args_default_profile_is_canonical),
 		cmocka_unit_test(args_rejected),
+		cmocka_unit_test(args_gate_margin),
 		cmocka_unit_test(args_gate),
 		cmocka_unit_test(gate_option_values),
 		cmocka_unit_test(gate_preload),
