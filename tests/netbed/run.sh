@@ -95,7 +95,9 @@
 # overruns cost drops and 20 ms retransmission timeouts; under fair
 # arbitration 331-336 ms, the 335.5 ms of 100 Mbit/s, so a 354 ms slot),
 # NETBED_CHANNELS (the trainer's --channels: connections per ring
-# neighbour, default 1), NETBED_HOLD (scenario h's hold= rule, default
+# neighbour, default 1), NETBED_GATE_MARGIN (percent: the clusters'
+# spank-orrery gate_margin= and orrery-sim's --gate-margin; default 0),
+# NETBED_HOLD (scenario h's hold= rule, default
 # 0.5,120), NETBED_SEED and NETBED_MIX_JOBS (scenario r's draw and
 # size, default 1 and 8), NETBED_TAG (the fabric's tag, default pPORT).
 # Run as root.
@@ -162,6 +164,9 @@ BYTES=3145728 WINDOW=65536 RTO_MIN=20 CC=bbr
 CHANNELS=${NETBED_CHANNELS:-1}
 [[ $CHANNELS =~ ^[0-9]+$ ]] && [ "$CHANNELS" -ge 1 ] && [ "$CHANNELS" -le 16 ] ||
 	{ echo "$PROG: NETBED_CHANNELS: $CHANNELS (accepted: 1 to 16)" >&2; exit 2; }
+GATE_MARGIN=${NETBED_GATE_MARGIN:-0}
+[[ $GATE_MARGIN =~ ^[0-9]{1,2}(\.[0-9]{1,2})?$ ]] && awk -v m="$GATE_MARGIN" 'BEGIN { exit !(m <= 20) }' ||
+	{ echo "$PROG: NETBED_GATE_MARGIN: $GATE_MARGIN (accepted: a percentage 0 to 20, two decimals)" >&2; exit 2; }
 # A job's window stays WINDOW whatever its channels: each of its K
 # connections gets WINDOW / K, so that one job alone still fits a queue.
 WINDOW=$((WINDOW / CHANNELS))
@@ -273,6 +278,7 @@ run_sim() {
 	if "$SIM" --trace "$1/trace.csv" --leaves $LEAVES --nodes-per-leaf $HOSTS_PER_LEAF \
 		--node-link-mbps $HOST_MBIT --oversub-leaf $((HOSTS_PER_LEAF * HOST_MBIT / (UPLINKS * UPLINK_MBIT))) \
 		--policies "${SIM_POLICIES:-default,orrery-place,orrery}" ${SIM_HOLD:+--hold "$SIM_HOLD"} \
+		--gate-margin "$(awk -v m="$GATE_MARGIN" 'BEGIN { print m / 100 }')" \
 		--seeds 1 --quiet --out "$1/out" >"$1/sim.out" 2>&1; then
 		ok "$2"
 	else
@@ -296,7 +302,7 @@ run_sim() {
 each_policy() {
 	local pol conf cur="" copts=(--cpus-per-node 1 --gpus-per-node 0 --leaf-size $HOSTS_PER_LEAF
 		--topology-conf "$FAB/topology.conf" --spank-plugin "$PLUGIN"
-		--spank-args "verbose=1 gate_stats=1 counters_publisher=$PUBLISHER"
+		--spank-args "verbose=1 gate_stats=1 counters_publisher=$PUBLISHER gate_margin=$GATE_MARGIN"
 		--slurm-conf "SchedulerParameters=batch_sched_delay=0")
 	for pol in $2; do
 		case $pol in
