@@ -146,11 +146,12 @@ static void host_name(void)
 /* The doc's rule: a job gating once per iteration is released at epoch +
  * shift + offset + k * period.  The gate gets that as one shift from the
  * cluster's epoch, so that a margin (ORRERY_GATE_MARGIN_PPM) stretches
- * every job's whole arrangement about the same origin. */
+ * every job's whole arrangement about the same origin.  A shift outside
+ * [0, period) goes to the gate as it is, for its own refusal. */
 void rt_gate_place(orrery_gate_params_t *p, int64_t epoch, int64_t shift, int64_t offset)
 {
 	p->epoch_us = epoch;
-	p->shift_us = (shift + offset) % p->period_us;
+	p->shift_us = shift < p->period_us ? (shift + offset) % p->period_us : shift;
 }
 
 /* Decide active or no-op; fills rt.why for a no-op. */
@@ -214,11 +215,7 @@ static void read_gate_env(void)
 	orrery_gate_params_default(&p);
 	p.period_us = period;
 	p.margin_ppm = (uint32_t)margin;
-	if (shift >= period) {	/* the gate's own message */
-		p.shift_us = shift;
-		p.epoch_us = epoch;
-	} else
-		rt_gate_place(&p, epoch, shift, offset);
+	rt_gate_place(&p, epoch, shift, offset);
 	if (orrery_gate_new(&p, &g, &err) != ORRERY_OK) {
 		snprintf(why, wl, "%.200s (ORRERY_PERIOD_US=%" PRId64 ", ORRERY_SHIFT_US=%" PRId64 ")",
 			 err.message, period, shift);

@@ -71,7 +71,7 @@ void rt_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* runtime.c: a job's slots (epoch, shift, its first Up phase's offset)
- * as the gate's epoch and shift; p->period_us set, shift < period. */
+ * as the gate's epoch and shift; p->period_us set. */
 void rt_gate_place(orrery_gate_params_t *p, int64_t epoch, int64_t shift, int64_t offset);
 
 /* channel.c; called with rt.lock held. */

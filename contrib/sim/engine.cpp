@@ -431,12 +431,12 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		acc.disables += gs.disables;
 		acc.disabled = gs.disabled;
 	};
-	// A gate change at an iteration boundary: a fresh gate on the new
-	// grid (liborrery's, as the job-side runtime would build it).
 	auto jitter = [&](uint32_t j, uint64_t iter, size_t phase) {
 		return jitter_factor(opt_.iteration_jitter, opt_.jitter_seed, jobs[j].id,
 				     iter, phase);
 	};
+	// A gate change at an iteration boundary: a fresh gate on the new
+	// grid (liborrery's, as the job-side runtime would build it).
 	auto apply_change = [&](uint32_t j, bool at_launch) {
 		Running &r = run[j];
 		if (r.gate)

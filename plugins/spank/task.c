@@ -330,8 +330,6 @@ int osp_user_init(spank_t sp)
 	} else {
 		spank_unsetenv(sp, OSP_ENV_JOB_STATS);
 	}
-	/* The live channel's file (channel.c), where its poller runs: the
-	 * runtime accepts it only root-owned and for this job. */
 	/* Every gate's margin, the site's (gate_margin=): a job's own value
 	 * is replaced, since neighbours' gates must stretch alike. */
 	if (!nogate && osp_conf.gate_margin_ppm) {
@@ -342,6 +340,8 @@ int osp_user_init(spank_t sp)
 	} else {
 		spank_unsetenv(sp, OSP_ENV_MARGIN);
 	}
+	/* The live channel's file (channel.c), where its poller runs: the
+	 * runtime accepts it only root-owned and for this job. */
 	if (!nogate && osp_conf.channel_poll_ms > 0) {
 		char chan[OSP_PATH_MAX];
 
