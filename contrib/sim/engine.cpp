@@ -87,6 +87,7 @@ struct Running {
 	uint32_t flow = 0;
 	bool in_net = false;
 	double iter_sent = 0;     // mltcp: Mbit per node sent in earlier phases
+	double up_bits = 0;       // Mbit per node the current Up phase carries
 	uint64_t share_seq = 0;   // mltcp: the EV_SHARE event that counts
 	bool stepped = false;     // iterations simulated (not one fixed event)
 	bool pending = false;     // a gate change waits for a boundary
@@ -146,6 +147,10 @@ static double jitter_factor(double jitter, uint64_t seed, uint32_t job_id,
 		iter * 0x8cb92ba72f3d8dd7ULL ^ (uint64_t)phase * 0xa0761d6478bd642fULL);
 	return 1 - jitter + 2 * jitter * rng.uniform();
 }
+
+// Up phases draw apart from the compute gaps of the same (job, iteration,
+// phase): the phase index with its top bit set.
+constexpr size_t kTransferDraw = (size_t)1 << (sizeof(size_t) * 8 - 1);
 
 // The bound policies' job: one Up phase over the whole isolated
 // iteration at the mean rate, crossing each link with the bytes-weighted
@@ -247,8 +252,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 	auto schedule_share = [&](uint32_t j, double now) {
 		Running &r = run[j];
 		const Flow &f = net.flow(r.flow);
-		const Phase &ph = jobs[j].pattern.phases[r.phase];
-		double total = ph.demand * ph.duration;
+		const double total = r.up_bits;
 		double sent = total - net.remaining_at(r.flow, now);
 		double step = total / kMltcpSteps;
 		double next = (std::floor(sent / step + 1e-9) + 1) * step;
@@ -296,7 +300,10 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			push(now + ph.duration, EV_UP_FIXED, j);
 			return;
 		}
-		add_flow(j, now, ph.demand * ph.duration);
+		r.up_bits = ph.demand * ph.duration *
+			    jitter_factor(opt_.transfer_jitter, opt_.jitter_seed, jobs[j].id,
+					  r.iter, r.phase | kTransferDraw);
+		add_flow(j, now, r.up_bits);
 		if (mltcp && r.iter_sent > 0) {
 			// A later phase of the iteration starts with the share its
 			// earlier phases earned.
@@ -369,6 +376,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			return;
 		}
 		const double total = ph.demand * ph.duration;
+		r.up_bits = total;
 		add_flow(j, now, std::max(0.0, total - sent));
 		if (mltcp) {
 			double step = total / kMltcpSteps;
@@ -747,8 +755,7 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 			Running &r = run[e.a];
 			if (!r.in_net || e.v != r.share_seq)
 				break;  // superseded
-			const Phase &ph = jobs[e.a].pattern.phases[r.phase];
-			double sent = ph.demand * ph.duration - net.remaining_at(r.flow, now);
+			double sent = r.up_bits - net.remaining_at(r.flow, now);
 			net.set_share(now, r.flow, 1 + kMltcpSlope * (r.iter_sent + sent) /
 						   iter_bits[e.a]);
 			reschedule(now);

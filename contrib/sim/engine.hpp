@@ -166,6 +166,13 @@ struct EngineOptions {
 	// iteration, phase): the job's own noise, which its profile and gate
 	// do not know.  A cruising job runs its mean (cruise.hpp).  0: none.
 	double iteration_jitter = 0;
+	// --transfer-jitter T: every Up phase a stepped job sends on a
+	// constrained link carries its pattern's bits times a factor uniform
+	// in [1 - T, 1 + T], drawn as above but independently of the compute
+	// gaps: a transfer that takes longer or shorter than profiled (a
+	// drop-tail queue's losses, another rank late to the collective).
+	// A phase a cruising job resumes in the middle of runs its mean.
+	double transfer_jitter = 0;
 	uint64_t jitter_seed = 1;
 };
 

@@ -43,7 +43,7 @@ void usage(FILE *f)
 		"                  [--oversub-leaf X] [--oversub-pod X]\n"
 		"                  [--realign-delay S] [--gate-late-tolerance F]\n"
 		"                  [--profile-error E] [--learn-periods TOL]\n"
-		"                  [--iteration-jitter J] [--gate-margin M]\n"
+		"                  [--iteration-jitter J] [--transfer-jitter T] [--gate-margin M]\n"
 		"                  [--newcomer-gate with-group|at-start]\n"
 		"                  [--uplink-links K] [--flows N]\n"
 		"                  [--rank-spread N] [--hold COST,SECONDS]\n"
@@ -130,7 +130,7 @@ int run(int argc, char **argv)
 	bool quiet = false, list = false, fast_forward = true;
 	double load = -1, hours = -1, dmin = -1, dmax = -1;
 	double os_leaf = -1, os_pod = -1, realign_delay = 5, gate_tol = 0, prof_err = 0,
-	       learn = -1, jitter = 0, margin = 0;
+	       learn = -1, jitter = 0, tjitter = 0, margin = 0;
 	bool newcomer_with_group = true;
 	int rank_spread = -1;  // -1: orrery.conf's, else liborrery's default
 	HoldRule hold;
@@ -145,7 +145,7 @@ int run(int argc, char **argv)
 	enum { O_WT = 256, O_DUR, O_LIST, O_OSL, O_OSP, O_RD, O_LEAVES, O_PERLEAF, O_NLINK, O_ULINKS, O_FLOWS,
 	       O_TOPO, O_OCONF, O_SACCT, O_DEFPROF, O_GPN, O_FID, O_RSPREAD, O_NOFF,
 	       O_QUEUE, O_SLURMCONF, O_SCHEDPARAMS, O_TLFACTOR, O_GATETOL, O_NEWCOMER, O_HOLD,
-	       O_PROFERR, O_LEARN, O_JITTER, O_MARGIN };
+	       O_PROFERR, O_LEARN, O_JITTER, O_TJITTER, O_MARGIN };
 	static const struct option opts[] = {
 		{"scenario", required_argument, nullptr, 'S'},
 		{"trace", required_argument, nullptr, 't'},
@@ -169,6 +169,7 @@ int run(int argc, char **argv)
 		{"profile-error", required_argument, nullptr, O_PROFERR},
 		{"learn-periods", required_argument, nullptr, O_LEARN},
 		{"iteration-jitter", required_argument, nullptr, O_JITTER},
+		{"transfer-jitter", required_argument, nullptr, O_TJITTER},
 		{"gate-margin", required_argument, nullptr, O_MARGIN},
 		{"newcomer-gate", required_argument, nullptr, O_NEWCOMER},
 		{"rank-spread", required_argument, nullptr, O_RSPREAD},
@@ -247,6 +248,13 @@ int run(int argc, char **argv)
 				throw std::runtime_error("--iteration-jitter: a fraction in [0, 0.5] (each compute "
 							 "gap of each iteration is its pattern's times a factor in "
 							 "[1 - J, 1 + J])");
+			break;
+		case O_TJITTER:
+			tjitter = num(optarg, "--transfer-jitter");
+			if (!(tjitter >= 0 && tjitter <= 0.5))
+				throw std::runtime_error("--transfer-jitter: a fraction in [0, 0.5] (each Up phase "
+							 "of each iteration carries its pattern's bits times a "
+							 "factor in [1 - T, 1 + T])");
 			break;
 		case O_MARGIN:
 			margin = num(optarg, "--gate-margin");
@@ -561,6 +569,7 @@ int run(int argc, char **argv)
 				eo.queue = qo;
 				eo.fast_forward = fast_forward;
 				eo.iteration_jitter = jitter;
+				eo.transfer_jitter = tjitter;
 				eo.gate_margin_ppm = (uint32_t)std::llround(margin * 1e6);
 				eo.jitter_seed = seed_list[t.k];
 				eo.label = policies[t.p] + " seed " +

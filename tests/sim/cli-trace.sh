@@ -137,7 +137,34 @@ awk -F, 'FNR == 1 { f++; next }
 cmp -s "$tmp/jit-0.1-0/jobs-default-s1.csv" "$tmp/jit-0.1-0.03/jobs-default-s1.csv"
 awk -F, 'FNR > 1 && ($6 == $7) { print "default: job " $1 " unaffected by jitter"; bad = 1 } END { exit bad }' \
 	"$tmp/jit-0.1-0/jobs-default-s1.csv"
-for bad in "--iteration-jitter 0.6" "--gate-margin 0.3"; do
+# --transfer-jitter: the same jobs with every Up phase's bits +-10 %
+# instead (a transfer's end, and the iteration's, moves by up to 10 ms):
+# a late transfer's lateness carries into the next iteration as a late
+# compute gap's does, the gates miss slots, and a margin takes most of
+# those misses away.  The draws are apart from the compute gaps': both
+# jitters together differ from either.
+for c in "0.1 0" "0.1 0.03"; do
+	set -- $c
+	"$sim" --trace "$tmp/pin40.csv" --leaves 2 --nodes-per-leaf 2 --node-link-mbps 200 \
+		--oversub-leaf 4 --seeds 1 --quiet --policies ideal,default,orrery \
+		--transfer-jitter "$1" --gate-margin "$2" --out "$tmp/tjit-$1-$2" > /dev/null
+done
+awk -F, 'FNR == 1 { f++; next }
+	f == 1 { if ($14 < 5) { print "transfer jitter: job " $1 " missed only " $14; bad = 1 }; miss += $14; jct[$1] = $6 }
+	f == 2 { miss_m += $14; if ($6 >= jct[$1]) { print "transfer margin: job " $1 " jct " $6 " not below " jct[$1]; bad = 1 } }
+	f == 3 { if ($6 != 25) { print "ideal under transfer jitter: job " $1 " jct " $6; bad = 1 } }
+	END { if (miss_m * 3 > miss) { print "transfer margin: " miss_m " misses against " miss; bad = 1 }; exit bad }' \
+	"$tmp/tjit-0.1-0/jobs-orrery-s1.csv" "$tmp/tjit-0.1-0.03/jobs-orrery-s1.csv" \
+	"$tmp/tjit-0.1-0/jobs-ideal-s1.csv"
+"$sim" --trace "$tmp/pin40.csv" --leaves 2 --nodes-per-leaf 2 --node-link-mbps 200 \
+	--oversub-leaf 4 --seeds 1 --quiet --policies default \
+	--iteration-jitter 0.1 --transfer-jitter 0.1 --out "$tmp/both" > /dev/null
+for one in jit-0.1-0 tjit-0.1-0; do
+	if cmp -s "$tmp/both/jobs-default-s1.csv" "$tmp/$one/jobs-default-s1.csv"; then
+		echo "both jitters: default's jobs as under $one alone"; exit 1
+	fi
+done
+for bad in "--iteration-jitter 0.6" "--transfer-jitter 0.6" "--gate-margin 0.3"; do
 	if "$sim" --trace "$tmp/pin40.csv" $bad --quiet 2> "$tmp/err"; then
 		echo "$bad accepted"; exit 1
 	fi
