@@ -618,7 +618,10 @@ void orrery_solve_free(orrery_solve_t *s);
  *   SHARE:  ungated, all jobs starting in step;
  * and chooses the mode with the lowest total predicted slowdown (sum over
  * the jobs of predicted / isolated iteration time); a mode must win by
- * 0.5 % over the one preferred before it (SHARE, ROTATE, DIVIDE). */
+ * 0.5 % over the one preferred before it (SHARE, ROTATE, DIVIDE).  A
+ * group whose busiest link is over capacity on average (its jobs' bits
+ * per isolated iteration above what it carries) is never ROTATE: its
+ * jobs cannot keep their own periods; its reason says so. */
 typedef enum orrery_group_mode {
 	ORRERY_GROUP_ROTATE = 0,
 	ORRERY_GROUP_DIVIDE = 1,

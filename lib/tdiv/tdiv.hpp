@@ -102,6 +102,9 @@ struct GroupDecision {
 	std::vector<double> iter_rotate_us, iter_divide_us, iter_share_us;
 	// Totals of predicted iteration / isolated iteration over the jobs.
 	double slowdown_rotate = -1, slowdown_divide = -1, slowdown_share = -1;
+	// The busiest link's mean demand over what it carries (each job's
+	// bits per isolated iteration); above 1 rotation is not chosen.
+	double load = 0;
 	std::string reason;
 	bool reused = false;            // carried over unchanged (realign)
 };
