@@ -203,6 +203,12 @@ matches out '^score +[-0-9.]+ unshifted -> 1\.000 best$'
 has out "  choice     rotate"
 [ -s "$tmp/two.svg" ] || { echo "FAIL   no two.svg"; fails=$((fails + 1)); }
 run "score: no capacity" 2 $Q score "$J"
+# two jobs that need 1.71 of the link on average: rotation is predicted
+# best but not chosen (orrery-score(7), TIME DIVISION); time division
+H='period=394ms;up=40ms+354ms@95Mbps'
+run "score a pair over capacity" 0 $Q score --capacity 100Mbps "$H" "$H"
+has out "  choice     divide, common period 708 ms"
+matches out '^  because    score 0\.283; predicted slowdown rotate 1\.765, divide 1\.797, share 1\.809; load 1\.71 of the busiest link: no rotation$'
 
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 exit 0
