@@ -121,18 +121,30 @@ arrival_s,nodes,profile,iterations,at
 0,2,"period=250ms;up=150ms+100ms@100Mbps",100,0+2
 0,2,"period=250ms;up=150ms+100ms@100Mbps",100,1+3
 CSV
+# pin40 OUT ARGS...: the pair on its fabric, results in $tmp/OUT.
+pin40() {
+	local out=$1
+	shift
+	"$sim" --trace "$tmp/pin40.csv" --leaves 2 --nodes-per-leaf 2 --node-link-mbps 200 \
+		--oversub-leaf 4 --seeds 1 --quiet --out "$tmp/$out" "$@" > /dev/null
+}
+# missed_then_margin WHAT BARE MARGIN: orrery's jobs under BARE miss at
+# least 5 slots each; under MARGIN each ends sooner, with at most a third
+# of the misses.
+missed_then_margin() {
+	awk -F, -v what="$1" 'FNR == 1 { f++; next }
+	f == 1 { if ($14 < 5) { print what ": job " $1 " missed only " $14; bad = 1 }; miss += $14; jct[$1] = $6 }
+	f == 2 { miss_m += $14; if ($6 >= jct[$1]) { print what " with margin: job " $1 " jct " $6 " not below " jct[$1]; bad = 1 } }
+	END { if (miss_m * 3 > miss) { print what " with margin: " miss_m " misses against " miss; bad = 1 }; exit bad }' \
+		"$tmp/$2/jobs-orrery-s1.csv" "$tmp/$3/jobs-orrery-s1.csv"
+}
 for c in "0 0" "0.1 0" "0.1 0.03"; do
 	set -- $c
-	"$sim" --trace "$tmp/pin40.csv" --leaves 2 --nodes-per-leaf 2 --node-link-mbps 200 \
-		--oversub-leaf 4 --seeds 1 --quiet --policies ideal,default,orrery \
-		--iteration-jitter "$1" --gate-margin "$2" --out "$tmp/jit-$1-$2" > /dev/null
+	pin40 "jit-$1-$2" --policies ideal,default,orrery --iteration-jitter "$1" --gate-margin "$2"
 done
-awk -F, 'FNR == 1 { f++; next }
-	f == 1 { if ($14 != 0) { print "no jitter: job " $1 " missed " $14; bad = 1 } }
-	f == 2 { if ($14 < 5) { print "jitter: job " $1 " missed only " $14; bad = 1 }; miss += $14; jct[$1] = $6 }
-	f == 3 { miss_m += $14; if ($6 >= jct[$1]) { print "margin: job " $1 " jct " $6 " not below " jct[$1]; bad = 1 } }
-	END { if (miss_m * 3 > miss) { print "margin: " miss_m " misses against " miss; bad = 1 }; exit bad }' \
-	"$tmp/jit-0-0/jobs-orrery-s1.csv" "$tmp/jit-0.1-0/jobs-orrery-s1.csv" "$tmp/jit-0.1-0.03/jobs-orrery-s1.csv"
+awk -F, 'FNR > 1 && $14 != 0 { print "no jitter: job " $1 " missed " $14; bad = 1 } END { exit bad }' \
+	"$tmp/jit-0-0/jobs-orrery-s1.csv"
+missed_then_margin "compute jitter" jit-0.1-0 jit-0.1-0.03
 # The jitter is the job's own, the same under every policy and run.
 cmp -s "$tmp/jit-0.1-0/jobs-default-s1.csv" "$tmp/jit-0.1-0.03/jobs-default-s1.csv"
 awk -F, 'FNR > 1 && ($6 == $7) { print "default: job " $1 " unaffected by jitter"; bad = 1 } END { exit bad }' \
@@ -141,25 +153,17 @@ awk -F, 'FNR > 1 && ($6 == $7) { print "default: job " $1 " unaffected by jitter
 # instead (a transfer's end, and the iteration's, moves by up to 10 ms):
 # a late transfer's lateness carries into the next iteration as a late
 # compute gap's does, the gates miss slots, and a margin takes most of
-# those misses away.  The draws are apart from the compute gaps': both
-# jitters together differ from either.
-for c in "0.1 0" "0.1 0.03"; do
-	set -- $c
-	"$sim" --trace "$tmp/pin40.csv" --leaves 2 --nodes-per-leaf 2 --node-link-mbps 200 \
-		--oversub-leaf 4 --seeds 1 --quiet --policies ideal,default,orrery \
-		--transfer-jitter "$1" --gate-margin "$2" --out "$tmp/tjit-$1-$2" > /dev/null
+# those misses away; ideal's jobs send on no constrained link and run
+# their 25 s.  The draws are apart from the compute gaps': both jitters
+# together differ from either.
+for m in 0 0.03; do
+	pin40 "tjit-$m" --policies ideal,default,orrery --transfer-jitter 0.1 --gate-margin "$m"
 done
-awk -F, 'FNR == 1 { f++; next }
-	f == 1 { if ($14 < 5) { print "transfer jitter: job " $1 " missed only " $14; bad = 1 }; miss += $14; jct[$1] = $6 }
-	f == 2 { miss_m += $14; if ($6 >= jct[$1]) { print "transfer margin: job " $1 " jct " $6 " not below " jct[$1]; bad = 1 } }
-	f == 3 { if ($6 != 25) { print "ideal under transfer jitter: job " $1 " jct " $6; bad = 1 } }
-	END { if (miss_m * 3 > miss) { print "transfer margin: " miss_m " misses against " miss; bad = 1 }; exit bad }' \
-	"$tmp/tjit-0.1-0/jobs-orrery-s1.csv" "$tmp/tjit-0.1-0.03/jobs-orrery-s1.csv" \
-	"$tmp/tjit-0.1-0/jobs-ideal-s1.csv"
-"$sim" --trace "$tmp/pin40.csv" --leaves 2 --nodes-per-leaf 2 --node-link-mbps 200 \
-	--oversub-leaf 4 --seeds 1 --quiet --policies default \
-	--iteration-jitter 0.1 --transfer-jitter 0.1 --out "$tmp/both" > /dev/null
-for one in jit-0.1-0 tjit-0.1-0; do
+missed_then_margin "transfer jitter" tjit-0 tjit-0.03
+awk -F, 'FNR > 1 && $6 != 25 { print "ideal under transfer jitter: job " $1 " jct " $6; bad = 1 } END { exit bad }' \
+	"$tmp/tjit-0/jobs-ideal-s1.csv"
+pin40 both --policies default --iteration-jitter 0.1 --transfer-jitter 0.1
+for one in jit-0.1-0 tjit-0; do
 	if cmp -s "$tmp/both/jobs-default-s1.csv" "$tmp/$one/jobs-default-s1.csv"; then
 		echo "both jitters: default's jobs as under $one alone"; exit 1
 	fi
