@@ -49,8 +49,9 @@ int64_t mod(int64_t a, int64_t m)
 }
 
 // The busiest link's mean demand over its capacity: each member's bits
-// per iteration alone over its isolated iteration, summed.
-double mean_load(const std::vector<Pattern> &pats, const std::vector<DivLink> &gl)
+// per iteration alone over its isolated iteration (iso, per group job),
+// summed.
+double mean_load(const std::vector<int64_t> &iso, const std::vector<DivLink> &gl)
 {
 	double worst = 0;
 	for (const DivLink &L : gl) {
@@ -59,13 +60,13 @@ double mean_load(const std::vector<Pattern> &pats, const std::vector<DivLink> &g
 			continue;
 		double load = 0;
 		for (size_t m = 0; m < L.jobs.size() && m < L.patterns.size(); m++) {
-			const int64_t iso = isolated_iteration_us(pats.at(L.jobs[m]));
+			const int64_t t = iso.at(L.jobs[m]);
 			double bits = 0;
 			for (const Phase &ph : L.patterns[m].phases)
 				bits += std::min((double)ph.demand_mbps, cap) *
 					(double)ph.duration_us;
-			if (iso > 0)
-				load += bits / (double)iso;
+			if (t > 0)
+				load += bits / (double)t;
 		}
 		worst = std::max(worst, load / cap);
 	}
@@ -229,7 +230,7 @@ GroupDecision decide_group(const std::vector<Pattern> &pats,
 	// gated there, each job is late for its slots by construction and
 	// waits out whole periods the prediction's few iterations do not
 	// show (netbed scenario h, doc/netbed-report.md): no rotation.
-	g.load = mean_load(pats, gl);
+	g.load = mean_load(iso, gl);
 	const bool over = g.load > 1.0 + kScoreOne;
 	double best = g.slowdown_share;
 	g.mode = GroupMode::Share;
