@@ -783,6 +783,12 @@ typedef struct orrery_gate_stats {
 	 * (orrery_cluster_job_measured). */
 	int64_t min_work_us;
 	uint64_t windows;
+	/* How much the work varies from one iteration to the next: the
+	 * longest minus the shortest work of each such window, averaged over
+	 * the windows completed (0: none).  A gate margin (margin_ppm) lets
+	 * a job whose iterations vary arrive early for its slots; this is
+	 * what a site reads to choose it (orrery-sacct's IterRange). */
+	int64_t range_us;
 } orrery_gate_stats_t;
 #define ORRERY_GATE_MEASURE_WINDOW 8
 
@@ -799,6 +805,16 @@ int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us);
  * but its work is measured (measured_us, min_work_us) as if it had asked. */
 void orrery_gate_observe(orrery_gate_t *g, int64_t now_us);
 void orrery_gate_stats(const orrery_gate_t *g, orrery_gate_stats_t *out);
+/* A job whose gate was replaced (a re-alignment: new period or shift)
+ * reports the replaced gates' statistics with the gate in force: into
+ * *acc, the statistics of the newer gate (or gates), add those of the
+ * older ones.  Counts are summed, max_wait_us is the larger, range_us is
+ * each one's weighted by its windows, min_work_us stays the newer one's
+ * unless it has none yet; the state (mode, disabled, period_us,
+ * measured_us) stays the newer one's.  The job-side runtime and
+ * orrery-sim keep their counters over re-alignments with this. */
+void orrery_gate_stats_carry(orrery_gate_stats_t *acc,
+			     const orrery_gate_stats_t *older);
 void orrery_gate_free(orrery_gate_t *g);
 
 #ifdef __cplusplus

@@ -29,6 +29,8 @@ static const struct field {
 	{ "relocked", "relocked", offsetof(struct ogs_totals, relocked), 0 },
 	/* every rank iterates together: the slowest rank's is the job's */
 	{ "min_work_us", "iter_us", offsetof(struct ogs_totals, iter_us), 1 },
+	/* how much a rank's work varies: the most irregular rank's */
+	{ "range_us", "range_us", offsetof(struct ogs_totals, range_us), 1 },
 	/* record only: the per-task counts */
 	{ NULL, "tasks", offsetof(struct ogs_totals, tasks), 0 },
 	{ NULL, "gated", offsetof(struct ogs_totals, gated), 0 },

@@ -35,6 +35,10 @@ struct ogs_totals {
 	 * of each task's shortest work in its gate's latest window of 8
 	 * iterations (a file's min_work_us=); 0: none measured. */
 	uint64_t iter_us;
+	/* How much it varies: the largest, over tasks and nodes, of a
+	 * task's mean over its windows of their longest minus shortest
+	 * work (a file's range_us=); 0: none measured. */
+	uint64_t range_us;
 	unsigned nodes;		/* records summed (ogs_comment_sum)        */
 };
 
@@ -46,7 +50,8 @@ int ogs_stats_add(const char *text, struct ogs_totals *t, char *err,
 
 /* "ORRS1:node=NAME,tasks=N,gated=G,off=K,bad=B,phases=...,on_slot=...,
  * late=...,missed=...,passthrough=...,wait_us=...,max_wait_us=...,
- * reanchored=...,rearmed=...,disables=...,relocked=...,iter_us=...".  0, or -1 when
+ * reanchored=...,rearmed=...,disables=...,relocked=...,iter_us=...,
+ * range_us=...".  0, or -1 when
  * node is not a plain name or buf is too small. */
 int ogs_record_format(const char *node, const struct ogs_totals *t,
 		      char *buf, size_t len);

@@ -114,27 +114,6 @@ static void look(int64_t now_us)
 	       r.apply_us, (r.apply_us - now_us) / 1000);
 }
 
-static void add_counts(orrery_gate_stats_t *to, const orrery_gate_stats_t *s)
-{
-	to->phases += s->phases;
-	to->on_slot += s->on_slot;
-	to->late += s->late;
-	to->missed += s->missed;
-	to->passthrough += s->passthrough;
-	to->total_wait_us += s->total_wait_us;
-	if (s->max_wait_us > to->max_wait_us)
-		to->max_wait_us = s->max_wait_us;
-	to->total_late_us += s->total_late_us;
-	to->reanchored += s->reanchored;
-	to->rearmed += s->rearmed;
-	to->disables += s->disables;
-	/* Not a count: the newest gate's latest window, else the one
-	 * before it (a gate just replaced has none yet). */
-	to->windows += s->windows;
-	if (!to->min_work_us)
-		to->min_work_us = s->min_work_us;
-}
-
 /* Read after the instant every rank was to switch at; a record with no
  * lead (apply_us <= pub_us) has no such instant. */
 static int late(const orrc_record_t *r)
@@ -160,9 +139,12 @@ static void apply(int64_t now_us)
 			rt.chan_pending = 0;
 			return;
 		}
-		add_counts(&rt.carried, &rt.gate.st);
-		if (rt.gate.st.min_work_us)
-			rt.carried.min_work_us = rt.gate.st.min_work_us;
+		{
+			orrery_gate_stats_t st = rt.gate.st;
+
+			orrery_gate_stats_carry(&st, &rt.carried);
+			rt.carried = st;
+		}
 		rt.gate = *g;
 		orrery_gate_free(g);
 		rt.slot_base_us = rt.gate.grid_base_us;
@@ -207,7 +189,7 @@ int chan_tick(int64_t now_us)
 void chan_gate_stats(orrery_gate_stats_t *out)
 {
 	*out = rt.gate.st;
-	add_counts(out, &rt.carried);
+	orrery_gate_stats_carry(out, &rt.carried);
 	out->phases += rt.chan_passthrough;
 	out->passthrough += rt.chan_passthrough;
 	if (rt.chan_off) {

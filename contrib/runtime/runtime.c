@@ -464,6 +464,8 @@ static void stats_locked(orrery_runtime_stats_t *out)
 		out->period_now_us = s->period_us;
 		out->measured_us = s->measured_us;
 		out->mode = s->mode;
+		out->min_work_us = s->min_work_us;
+		out->range_us = s->range_us;
 		out->period_us = rt.gate.p.period_us;
 		out->slot_base_us = rt.slot_base_us;
 		out->active = 1;
@@ -561,9 +563,9 @@ static int write_stats(const char *path, const struct rt_snap *snap)
 		s->channel_gen, s->updates_received, s->updates_applied,
 		s->late_switches, s->last_apply_us, s->last_pub_us);
 	fprintf(f, "bursts_counted=%s\nstalls_passed=%" PRIu64 "\nshort_periods=%" PRIu64 "\n"
-		"relocked=%" PRIu64 "\nmin_work_us=%" PRId64 "\n",
+		"relocked=%" PRIu64 "\nmin_work_us=%" PRId64 "\nrange_us=%" PRId64 "\n",
 		bursts_counted(snap->bursts_counted), snap->stalls_passed,
-		snap->short_periods, snap->relocked, snap->min_work_us);
+		snap->short_periods, snap->relocked, s->min_work_us, s->range_us);
 	bad = ferror(f);
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path) != 0) {
@@ -608,13 +610,6 @@ void rt_snap_locked(struct rt_snap *out)
 	out->stalls_passed = rt.stalls_passed;
 	out->short_periods = rt.short_periods;
 	out->relocked = rt.relocked;
-	out->min_work_us = 0;
-	if (rt.active) {
-		orrery_gate_stats_t cs;
-
-		chan_gate_stats(&cs);
-		out->min_work_us = cs.min_work_us;
-	}
 }
 
 int orrery_runtime_finish(void)

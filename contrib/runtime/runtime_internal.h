@@ -87,7 +87,6 @@ struct rt_snap {
 	orrery_runtime_stats_t s;
 	int bursts_counted;
 	uint64_t stalls_passed, short_periods, relocked;
-	int64_t min_work_us;	/* the gate's (orrery_gate_stats_t), 0: none */
 };
 void rt_snap_locked(struct rt_snap *out);
 /* Write both statistics files from a snapshot: no lock (the writer

@@ -69,7 +69,7 @@ enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
        C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
        C_PATTERN, C_REQUESTED, C_FALLBACK, C_MISSING, C_REALIGNED,
        C_LASTGATE, C_HELD, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT, C_GMISSED,
-       C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_ITER, C_POFF, N_COLS };
+       C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_ITER, C_POFF, C_IRANGE, N_COLS };
 static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"JobID", "JobName", "State", "NodeList", "GatePeriod", "Shift",
 	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
@@ -77,14 +77,14 @@ static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"Requested", "Fallback", "CtrMissing", "Realigned", "LastGate", "Held",
 	"GateNodes", "GateTasks", "GatePhases", "OnSlot", "GateMissed",
 	"GateWait", "Rearmed", "GateOff", "StatsMissing", "Iteration", "ProfileOff",
-	NULL
+	"IterRange", NULL
 };
 /* The default view's order: what was asked, what orrery did with it,
  * what the network saw; the resolved pattern (long) last. */
 static const int human_order[N_COLS] = {
 	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_HELD, C_PERIOD,
 	C_SHIFT, C_REALIGNED, C_LASTGATE, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT,
-	C_GMISSED, C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_ITER, C_POFF, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
+	C_GMISSED, C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_ITER, C_POFF, C_IRANGE, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
 	C_WAIT, C_ECN, C_CNPH, C_CNPS, C_PATTERN,
 };
 /* Columns never hidden for lack of data. */
@@ -205,6 +205,11 @@ static void gate_stats_cells(GPtrArray *row, const char *nodelist,
 		SET(C_POFF, g_strdup_printf("%+.1f%%", 100.0 *
 			((double) g.iter_us - (double) profile_period_us) /
 			(double) profile_period_us));
+	/* How much the iterations vary, as a share of the iteration: the
+	 * spread a gate margin has to cover (spank-orrery(8), gate_margin=). */
+	if (g.range_us)
+		SET(C_IRANGE, g_strdup_printf("%.1f%%", 100.0 * (double) g.range_us /
+					      (double) g.iter_us));
 #undef SET
 }
 

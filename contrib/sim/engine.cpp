@@ -429,15 +429,13 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 		push(std::max(now, b + len + r.cycle.at[0]), EV_DOWN_END, j);
 	};
 
+	// A gate replaced: its counters carried as the runtime carries them
+	// (orrery_gate_stats_carry), the newest gate's state kept.
 	auto add_stats = [](orrery_gate_stats_t &acc, const orrery_gate_t *g) {
 		orrery_gate_stats_t gs;
 		orrery_gate_stats(g, &gs);
-		acc.missed += gs.missed;
-		acc.total_wait_us += gs.total_wait_us;
-		acc.reanchored += gs.reanchored;
-		acc.rearmed += gs.rearmed;
-		acc.disables += gs.disables;
-		acc.disabled = gs.disabled;
+		orrery_gate_stats_carry(&gs, &acc);
+		acc = gs;
 	};
 	auto jitter = [&](uint32_t j, uint64_t iter, size_t phase) {
 		return jitter_factor(opt_.iteration_jitter, opt_.jitter_seed, jobs[j].id,
@@ -783,6 +781,8 @@ std::vector<JobResult> Engine::run(std::vector<JobSpec> jobs, SimStats &st)
 				res[e.a].gate_reanchored = acc.reanchored;
 				res[e.a].gate_rearmed = acc.rearmed;
 				res[e.a].gate_disables = acc.disables;
+				res[e.a].iter_min = (double)acc.min_work_us / 1e6;
+				res[e.a].iter_range = (double)acc.range_us / 1e6;
 			}
 			for (uint32_t n : run[e.a].pl.nodes) {
 				free[n] = 1;

@@ -112,6 +112,8 @@ struct JobResult {
 	uint64_t gate_reanchored = 0;  // the gate re-anchored (all its gates)
 	uint64_t gate_rearmed = 0;     // ... went back to its grid or on
 	uint64_t gate_disables = 0;    // ... turned itself off
+	double iter_min = 0;    // s: the gate's measured work per iteration
+	double iter_range = 0;  // s: ... how much it varies (orrery.h range_us)
 	uint32_t realigned = 0;        // gate changes applied while running
 	uint32_t learned = 0;          // times the policy took its measured
 				       // iteration (Policy::measured)

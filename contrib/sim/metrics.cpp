@@ -262,12 +262,12 @@ bool Report::write_files(const std::string &dir) const
 		f << "id,nodes,arrival_s,start_s,finish_s,jct_s,isolated_s,slowdown,"
 		     "links,gated,shift_s,gate_period_s,gate_wait_s,gate_missed,"
 		     "gate_disabled,ever_gated,gate_reanchored,gate_disables,"
-		     "gate_rearmed,realigned,learned\n";
-		char b[256];
+		     "gate_rearmed,realigned,learned,iter_min_s,iter_range_s\n";
+		char b[320];
 		for (const JobResult &j : r.results) {
 			std::snprintf(b, sizeof b,
 				      "%u,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.5f,%u,%d,%.6f,%.6f,"
-				      "%.3f,%llu,%d,%d,%llu,%llu,%llu,%u,%u\n",
+				      "%.3f,%llu,%d,%d,%llu,%llu,%llu,%u,%u,%.6f,%.6f\n",
 				      j.id, j.nodes, j.arrival, j.start, j.finish,
 				      j.jct(), j.isolated, j.slowdown(), j.links,
 				      j.gated ? 1 : 0, j.shift, j.gate_period,
@@ -276,7 +276,7 @@ bool Report::write_files(const std::string &dir) const
 				      (unsigned long long)j.gate_reanchored,
 				      (unsigned long long)j.gate_disables,
 				      (unsigned long long)j.gate_rearmed, j.realigned,
-				      j.learned);
+				      j.learned, j.iter_min, j.iter_range);
 			f << b;
 		}
 	}

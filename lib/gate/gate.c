@@ -203,9 +203,13 @@ static void measure(orrery_gate_t *g, int64_t now_us)
 	g->st.measured_us = g->measured_us;
 	if (!g->win_n || work < g->win_min_us)
 		g->win_min_us = work;
+	if (!g->win_n || work > g->win_max_us)
+		g->win_max_us = work;
 	if (++g->win_n == ORRERY_GATE_MEASURE_WINDOW) {
 		g->st.min_work_us = g->win_min_us;
 		g->st.windows++;
+		g->range_sum_us += g->win_max_us - g->win_min_us;
+		g->st.range_us = g->range_sum_us / (int64_t)g->st.windows;
 		g->win_n = 0;
 	}
 	g->fit_run = work <= g->grid_period_us + tol ? g->fit_run + 1 : 0;
@@ -310,4 +314,29 @@ int64_t orrery_gate_release_at(orrery_gate_t *g, int64_t now_us)
 void orrery_gate_stats(const orrery_gate_t *g, orrery_gate_stats_t *out)
 {
 	*out = g->st;
+}
+
+void orrery_gate_stats_carry(orrery_gate_stats_t *acc,
+			     const orrery_gate_stats_t *older)
+{
+	uint64_t w = acc->windows + older->windows;
+
+	acc->phases += older->phases;
+	acc->on_slot += older->on_slot;
+	acc->late += older->late;
+	acc->missed += older->missed;
+	acc->passthrough += older->passthrough;
+	acc->total_wait_us += older->total_wait_us;
+	if (older->max_wait_us > acc->max_wait_us)
+		acc->max_wait_us = older->max_wait_us;
+	acc->total_late_us += older->total_late_us;
+	acc->reanchored += older->reanchored;
+	acc->rearmed += older->rearmed;
+	acc->disables += older->disables;
+	if (w)
+		acc->range_us = (acc->range_us * (int64_t)acc->windows +
+				 older->range_us * (int64_t)older->windows) / (int64_t)w;
+	acc->windows = w;
+	if (!acc->min_work_us)
+		acc->min_work_us = older->min_work_us;
 }

@@ -26,6 +26,8 @@ struct orrery_gate {
 	uint32_t stable_run;      /* ... within tolerance of measured_us   */
 	uint32_t backoff;         /* re-arming needs window << backoff     */
 	int64_t win_min_us;       /* shortest work in the window so far    */
+	int64_t win_max_us;       /* longest ...                           */
+	int64_t range_sum_us;     /* longest - shortest, summed over windows */
 	uint32_t win_n;           /* iterations in that window             */
 	orrery_gate_stats_t st;
 };

@@ -25,11 +25,11 @@
 	"measured_us=101000\nchannel=none\nchannel_gen=0\nupdates_received=0\n" \
 	"updates_applied=0\nlate_switches=0\nlast_apply_us=0\nlast_pub_us=0\n" \
 	"bursts_counted=on\nstalls_passed=0\nshort_periods=0\nrelocked=3\n" \
-	"min_work_us=101500\n"
+	"min_work_us=101500\nrange_us=2400\n"
 #define FILE_OFF \
 	"# orrery-runtime stats 1\nhost=n1\npid=43\nrank=1\nactive=1\n" \
 	"phases=50\non_slot=10\nmissed=30\ntotal_wait_us=200\nmax_wait_us=90000\n" \
-	"mode=off\nrearmed=0\nmin_work_us=99000\n"
+	"mode=off\nrearmed=0\nmin_work_us=99000\nrange_us=7300\n"
 #define FILE_NOOP \
 	"# orrery-runtime stats 1\nhost=n1\npid=44\nrank=-1\nactive=0\n" \
 	"reason=ORRERY_GATE=off\nphases=0\n"
@@ -58,6 +58,8 @@ static void files_sum_per_node(void **state)
 	assert_int_equal(t.relocked, 3);
 	/* the job's iteration: the slowest task's, not a sum */
 	assert_int_equal(t.iter_us, 101500);
+	/* how much it varies: the most irregular task's */
+	assert_int_equal(t.range_us, 7300);
 }
 
 static void bad_files_are_refused_whole(void **state)
@@ -109,7 +111,7 @@ static void record_round_trip(void **state)
 	assert_string_equal(rec, "ORRS1:node=gpu-01,tasks=1,gated=1,off=0,bad=2,"
 			    "phases=100,on_slot=90,late=6,missed=4,passthrough=0,"
 			    "wait_us=1500000,max_wait_us=60000,reanchored=1,rearmed=2,"
-			    "disables=2,relocked=3,iter_us=101500");
+			    "disables=2,relocked=3,iter_us=101500,range_us=2400");
 	assert_int_equal(ogs_record_parse(rec, &u, node, sizeof(node)), 1);
 	assert_string_equal(node, "gpu-01");
 	assert_int_equal(u.nodes, 1);
@@ -135,7 +137,7 @@ static void comment_sum_and_merge(void **state)
 	const char *comment =
 		"ORR1:v=1 ORRC1:node=n1,ports=1,tx_bytes=5,wrapped=0 "
 		"ORRS1:node=n1,tasks=4,gated=4,off=0,bad=0,phases=40,on_slot=38,missed=1,wait_us=100,max_wait_us=70 "
-		"site=x ORRS1:node=n2,tasks=4,gated=3,off=1,bad=1,phases=30,on_slot=20,missed=5,wait_us=50,max_wait_us=90,rearmed=1,iter_us=212000";
+		"site=x ORRS1:node=n2,tasks=4,gated=3,off=1,bad=1,phases=30,on_slot=20,missed=5,wait_us=50,max_wait_us=90,rearmed=1,iter_us=212000,range_us=5000";
 	struct ogs_totals t;
 	char *m;
 
@@ -152,6 +154,7 @@ static void comment_sum_and_merge(void **state)
 	assert_int_equal(t.max_wait_us, 90);
 	assert_int_equal(t.rearmed, 1);
 	assert_int_equal(t.iter_us, 212000);	/* n1 measured none */
+	assert_int_equal(t.range_us, 5000);
 	/* a malformed record: the others still summed, and said */
 	assert_int_equal(ogs_comment_sum("ORRS1:node=n1,tasks=1 ORRS1:tasks=oops", &t), -1);
 	assert_int_equal(t.nodes, 1);
@@ -160,7 +163,7 @@ static void comment_sum_and_merge(void **state)
 	m = ogs_comment_merge(comment, "n1", "ORRS1:node=n1,tasks=9");
 	assert_non_null(m);
 	assert_string_equal(m, "ORR1:v=1 ORRC1:node=n1,ports=1,tx_bytes=5,wrapped=0 site=x "
-			    "ORRS1:node=n2,tasks=4,gated=3,off=1,bad=1,phases=30,on_slot=20,missed=5,wait_us=50,max_wait_us=90,rearmed=1,iter_us=212000 "
+			    "ORRS1:node=n2,tasks=4,gated=3,off=1,bad=1,phases=30,on_slot=20,missed=5,wait_us=50,max_wait_us=90,rearmed=1,iter_us=212000,range_us=5000 "
 			    "ORRS1:node=n1,tasks=9");
 	free(m);
 	/* n1 does not match n10 */

@@ -145,6 +145,12 @@ def gated(tmp):
               f"(at least {ITERATIONS // 2} on slot), gate not disabled")
         check(r["hook_waited_us"] > 0 and st["total_wait_us"] > 0,
               f"rank {rk}: waited {r['hook_waited_us'] / 1e3:.1f} ms in total")
+        # The gate's measure of the work per iteration (the last fields of
+        # orrery_runtime_stats_t: a wrong ctypes layout reads garbage):
+        # 23 works make two windows of 8; the shortest is under the
+        # period the steady iterations keep, and the range is below it.
+        check(0 < st["min_work_us"] < PERIOD_US and 0 <= st["range_us"] < PERIOD_US,
+              f"rank {rk}: shortest work {st['min_work_us']} us, range {st['range_us']} us")
         rel = r["releases_us"]
         offs = [(t - base) % PERIOD_US for t in rel][WARMUP:]
         slots = [(t - base) // PERIOD_US for t in rel]

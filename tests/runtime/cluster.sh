@@ -230,6 +230,19 @@ t_gate_stats_sacct() {
 		not_ok "orrery-sacct: the sbatch job's Iteration from its tasks' min_work_us (want '$want')" \
 			"got '$line'" "files: min_work_us ${w0:-none}, ${w1:-none}"
 	fi
+	# IterRange: the larger of the two tasks' range_us, over Iteration.
+	local r0 r1
+	r0=$(sed -n 's/^range_us=//p' "$OUT/sbatch.stats.0" 2>/dev/null)
+	r1=$(sed -n 's/^range_us=//p' "$OUT/sbatch.stats.1" 2>/dev/null)
+	line=$(sacct_gate "$SBATCH_ID" 2 iterrange)
+	want=$(awk -v id="$SBATCH_ID" -v a="${r0:-0}" -v b="${r1:-0}" -v w="$iw" \
+		'BEGIN { r = a > b ? a : b; if (r > 0 && w > 0) printf "%s|2|%.1f%%", id, 100 * r / w; else printf "%s|2|-", id }')
+	if [ "$iw" -gt 0 ] && [ -n "$r0$r1" ] && [ "$line" = "$want" ]; then
+		ok "orrery-sacct: the sbatch job's IterRange is its most irregular task's range over Iteration ($line; files: ${r0:-none}, ${r1:-none} us)"
+	else
+		not_ok "orrery-sacct: the sbatch job's IterRange from its tasks' range_us (want '$want')" \
+			"got '$line'" "files: range_us ${r0:-none}, ${r1:-none}"
+	fi
 }
 
 # The one-node job's task had no slot, so it used no gate: its node still

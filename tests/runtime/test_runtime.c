@@ -437,7 +437,8 @@ static void stats_file_at_exit(void **state)
 /* Nine phases on a 100 ms grid, each 92 ms of work plus a varying part
  * after the release before it (a neighbour's traffic): the first eight
  * works complete the gate's first window, and the file says its
- * shortest (min_work_us=, what orrery-sacct's Iteration comes from). */
+ * shortest (min_work_us=, what orrery-sacct's Iteration comes from) and
+ * its longest minus shortest (range_us=, IterRange): 113 - 95 ms. */
 static void body_window(void)
 {
 	static const int extra[8] = { 9, 4, 3, 12, 7, 5, 21, 6 };
@@ -463,6 +464,7 @@ static void stats_file_min_work(void **state)
 	assert_non_null(s);
 	assert_non_null(strstr(s, "\nphases=9\n"));
 	assert_non_null(strstr(s, "\nmin_work_us=95000\n"));
+	assert_non_null(strstr(s, "\nrange_us=18000\n"));
 }
 
 /* ORRERY_RUNTIME_JOB_STATS (spank-orrery(8), gate_stats=1): a second copy,

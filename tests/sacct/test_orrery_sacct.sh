@@ -34,21 +34,21 @@ out=$("$tool" --sacct "$fake" --parsable --noheader --orrery-only)
 check "--parsable --noheader --orrery-only" \
 	test "$(printf '%s\n' "$out" | cut -d'|' -f1 | tr '\n' ' ')" = "11 14 19 20 15 16 "
 check "parsable fields (every column, fixed positions)" \
-	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 check "congestion counters summed over nodes; ECN/CNP only where recorded" \
-	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 check "counters without ORR1:, a malformed node record flagged, not summed" \
-	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 check "a node without its counter record is named: lost long after the end" \
-	grep -qx '19|partial|COMPLETED|node\[020-022\]|-|-|-|-|-|2|30|-|-|-|-|-|-|-|-|node021(lost)|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '19|partial|COMPLETED|node\[020-022\]|-|-|-|-|-|2|30|-|-|-|-|-|-|-|-|node021(lost)|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 check "... and pending right after the end" \
-	grep -qx '20|fresh|COMPLETED|node\[023-024\]|-|-|-|-|-|1|5|-|-|-|-|-|-|-|-|node023(pending)|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '20|fresh|COMPLETED|node\[023-024\]|-|-|-|-|-|1|5|-|-|-|-|-|-|-|-|node023(pending)|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 
 # The gate's own statistics (ORRS1:, one per node, spank-orrery(8)
 # gate_stats=1): summed over the nodes' tasks.
 out=$(FAKE_SACCT_SET=gatestats "$tool" --sacct "$fake")
 check "gate statistics: their columns after LastGate's place, before ScoreMin" \
-	bash -c "head -n 1 <<<'$out' | grep -Eq '^JobID +JobName +State +NodeList +GatePeriod +Shift +GateNodes +GateTasks +GatePhases +OnSlot +GateMissed +GateWait +Rearmed +GateOff +StatsMissing +Iteration +ProfileOff +ScoreMin'"
+	bash -c "head -n 1 <<<'$out' | grep -Eq '^JobID +JobName +State +NodeList +GatePeriod +Shift +GateNodes +GateTasks +GatePhases +OnSlot +GateMissed +GateWait +Rearmed +GateOff +StatsMissing +Iteration +ProfileOff +IterRange +ScoreMin'"
 check "gate statistics: two nodes summed (7 of 8 tasks gated, 58 on slot of the 66 phases not passed through, wait summed, one gate ended off)" \
 	grep -Eq '^27 +gated +COMPLETED +node\[001-002\] +100\.000ms +50\.000ms +2 +7/8 +70 +87\.9% +6 +1\.650s +1 +1 ' <<<"$out"
 check "gate statistics: a refused file and a malformed record are flagged, the rest still summed" \
@@ -60,11 +60,11 @@ check "gate statistics: a node whose record never came is named (lost long after
 	grep -qx '29|2|2/2|10|100.0%|0|0.000s|0|0|node007(lost)' <<<"$out"
 check "... and pending right after the end" \
 	grep -qx '30|1|0/0|-|-|-|-|-|-|node010(pending)' <<<"$out"
-out=$(FAKE_SACCT_SET=gatestats "$tool" --sacct "$fake" --parsable --noheader -o jobid,iteration,profileoff,pattern)
-check "measured iteration: the slowest node's, against the profile's period (+5.2 %)" \
-	grep -qx '27|105.200ms|+5.2%|period=100ms;up=50ms+50ms@100Gbps' <<<"$out"
-check "... no profile recorded (no ORR1:): the iteration alone; none measured: neither" \
-	bash -c "grep -qx '29|98.000ms|-|-' <<<'$out' && grep -qx '30|-|-|-' <<<'$out'"
+out=$(FAKE_SACCT_SET=gatestats "$tool" --sacct "$fake" --parsable --noheader -o jobid,iteration,profileoff,iterrange,pattern)
+check "measured iteration: the slowest node's, against the profile's period (+5.2 %); its range, the most irregular node's over that iteration (3.156 of 105.2 ms)" \
+	grep -qx '27|105.200ms|+5.2%|3.0%|period=100ms;up=50ms+50ms@100Gbps' <<<"$out"
+check "... no profile recorded (no ORR1:): the iteration alone; a record without range_us (before it): no IterRange; none measured: neither" \
+	bash -c "grep -qx '29|98.000ms|-|-|-' <<<'$out' && grep -qx '30|-|-|-|-' <<<'$out'"
 
 # The live channel's record: re-alignments and the last gate.
 out=$(FAKE_SACCT_SET=channel "$tool" --sacct "$fake")

@@ -145,6 +145,17 @@ done
 awk -F, 'FNR > 1 && $14 != 0 { print "no jitter: job " $1 " missed " $14; bad = 1 } END { exit bad }' \
 	"$tmp/jit-0-0/jobs-orrery-s1.csv"
 missed_then_margin "compute jitter" jit-0.1-0 jit-0.1-0.03
+# The gate's measure of how much the work varies (iter_range_s, what
+# orrery-sacct's IterRange shows): none without jitter; with the margin,
+# the compute gaps' own spread (8 draws of 150 ms +-15 ms: 23 ms
+# expected); without it wider, by the late slots' overlap with the
+# neighbour.
+awk -F, 'FNR == 1 { f++; next }
+	f == 1 && ($22 != 0.25 || $23 != 0) { print "no jitter: job " $1 " work " $22 " range " $23; bad = 1 }
+	f == 2 { if ($23 < 0.015 || $23 > 0.03) { print "jitter with margin: job " $1 " range " $23; bad = 1 }; r[$1] = $23 }
+	f == 3 && $23 <= r[$1] { print "jitter without margin: job " $1 " range " $23 " not above " r[$1]; bad = 1 }
+	END { exit bad }' "$tmp/jit-0-0/jobs-orrery-s1.csv" "$tmp/jit-0.1-0.03/jobs-orrery-s1.csv" \
+	"$tmp/jit-0.1-0/jobs-orrery-s1.csv"
 # The jitter is the job's own, the same under every policy and run.
 cmp -s "$tmp/jit-0.1-0/jobs-default-s1.csv" "$tmp/jit-0.1-0.03/jobs-default-s1.csv"
 awk -F, 'FNR > 1 && ($6 == $7) { print "default: job " $1 " unaffected by jitter"; bad = 1 } END { exit bad }' \

@@ -120,7 +120,8 @@ static void test_drift_realigns_on_grid(void **state)
  * iterations: a job of 92 ms on a 100 ms grid whose Up phase met a
  * neighbour in most iterations (work 92 + 0..21 ms).  Nothing before the
  * first window completes; the first work is measured from the second
- * phase (the first has no release before it). */
+ * phase (the first has no release before it).  The range is the longest
+ * minus the shortest work of each window, averaged over the windows. */
 static void test_min_work_windows(void **state)
 {
 	static const int extra[] = { 9, 4, 0, 12, 7, 3, 21, 5,  /* ... */
@@ -137,18 +138,56 @@ static void test_min_work_windows(void **state)
 		if (i < ORRERY_GATE_MEASURE_WINDOW) {
 			assert_int_equal(st.windows, 0);
 			assert_int_equal(st.min_work_us, 0);
+			assert_int_equal(st.range_us, 0);
 		} else if (i < 2 * ORRERY_GATE_MEASURE_WINDOW) {
-			/* Works of phases 1..8: extra[0..7]. */
+			/* Works of phases 1..8: extra[0..7], 0 to 21. */
 			assert_int_equal(st.windows, 1);
 			assert_int_equal(st.min_work_us, 92 * MS);
+			assert_int_equal(st.range_us, 21 * MS);
 		} else {
-			/* Phases 9..16: extra[8..15], shortest 92 + 1. */
+			/* Phases 9..16: extra[8..15], shortest 92 + 1, range
+			 * 13 - 1: the mean of 21 and 12. */
 			assert_int_equal(st.windows, 2);
 			assert_int_equal(st.min_work_us, 93 * MS);
+			assert_int_equal(st.range_us, 16500);
 		}
 		ready = rel + (92 + extra[i]) * MS;
 	}
 	orrery_gate_free(g);
+}
+
+/* A re-aligned job's statistics: the replaced gate's carried into the
+ * newer one's as the runtime and orrery-sim report them. */
+static void test_stats_carry(void **state)
+{
+	orrery_gate_stats_t newer, older, none;
+
+	(void)state;
+	memset(&newer, 0, sizeof(newer));
+	memset(&older, 0, sizeof(older));
+	newer.phases = 20; newer.missed = 1; newer.max_wait_us = 30 * MS;
+	newer.windows = 2; newer.range_us = 12 * MS; newer.min_work_us = 93 * MS;
+	newer.mode = ORRERY_GATE_ANCHORED; newer.period_us = 120 * MS;
+	older.phases = 9; older.missed = 4; older.max_wait_us = 80 * MS;
+	older.windows = 1; older.range_us = 21 * MS; older.min_work_us = 92 * MS;
+	older.mode = ORRERY_GATE_OFF; older.disabled = 1; older.rearmed = 1;
+	orrery_gate_stats_carry(&newer, &older);
+	assert_int_equal(newer.phases, 29);
+	assert_int_equal(newer.missed, 5);
+	assert_int_equal(newer.rearmed, 1);
+	assert_int_equal(newer.max_wait_us, 80 * MS);	/* the larger */
+	assert_int_equal(newer.windows, 3);
+	assert_int_equal(newer.range_us, 15 * MS);	/* (2 x 12 + 21) / 3 */
+	assert_int_equal(newer.min_work_us, 93 * MS);	/* the newer one's */
+	assert_int_equal(newer.mode, ORRERY_GATE_ANCHORED);
+	assert_int_equal(newer.disabled, 0);
+	assert_int_equal(newer.period_us, 120 * MS);
+	/* A gate just put in place has measured nothing yet. */
+	memset(&none, 0, sizeof(none));
+	orrery_gate_stats_carry(&none, &older);
+	assert_int_equal(none.min_work_us, 92 * MS);
+	assert_int_equal(none.range_us, 21 * MS);
+	assert_int_equal(none.windows, 1);
 }
 
 /* Phases that went ungated (orrery_gate_observe: the live channel
@@ -168,6 +207,7 @@ static void test_observe_measures(void **state)
 	assert_int_equal(st.phases, 0);
 	assert_int_equal(st.windows, 1);
 	assert_int_equal(st.min_work_us, 130 * MS);
+	assert_int_equal(st.range_us, 20 * MS);
 	assert_true(st.measured_us >= 130 * MS && st.measured_us <= 150 * MS);
 	orrery_gate_free(g);
 }
@@ -444,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_window_zero_stays),
 		cmocka_unit_test(test_one_phase_per_slot),
 		cmocka_unit_test(test_min_work_windows),
+		cmocka_unit_test(test_stats_carry),
 		cmocka_unit_test(test_observe_measures),
 		cmocka_unit_test(test_before_epoch),
 		cmocka_unit_test(test_bad_params),

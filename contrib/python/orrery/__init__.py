@@ -71,6 +71,7 @@ def stats():
     out["active"] = bool(out["active"])
     out["disabled"] = bool(out["disabled"])
     del out["reserved"]
+    del out["reserved2"]
     out["runtime"] = _runtime.path()
     return out
 

@@ -52,6 +52,9 @@ class Stats(ctypes.Structure):
         ("last_pub_us", ctypes.c_int64),
         ("channel_gate", ctypes.c_int32),
         ("reserved2", ctypes.c_int32),
+        # The gate's measure of the work per iteration.
+        ("min_work_us", ctypes.c_int64),
+        ("range_us", ctypes.c_int64),
     ]
 
 
