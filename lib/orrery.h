@@ -784,13 +784,16 @@ typedef struct orrery_gate_stats {
 	int64_t min_work_us;
 	uint64_t windows;
 	/* How much the work varies from one iteration to the next: the
-	 * longest minus the shortest work of each such window, averaged over
-	 * the windows completed (0: none).  A gate margin (margin_ppm) lets
-	 * a job whose iterations vary arrive early for its slots; this is
-	 * what a site reads to choose it (orrery-sacct's IterRange). */
+	 * longest minus the shortest work of each such window, the median
+	 * over the latest ORRERY_GATE_RANGE_WINDOWS windows (0: none yet;
+	 * a window with a pause in it, the job's start or a checkpoint, does
+	 * not move a median).  A gate margin (margin_ppm) lets a job whose
+	 * iterations vary arrive early for its slots; this is what a site
+	 * reads to choose it (orrery-sacct's IterRange). */
 	int64_t range_us;
 } orrery_gate_stats_t;
 #define ORRERY_GATE_MEASURE_WINDOW 8
+#define ORRERY_GATE_RANGE_WINDOWS 15
 
 typedef struct orrery_gate orrery_gate_t;
 
@@ -809,7 +812,8 @@ void orrery_gate_stats(const orrery_gate_t *g, orrery_gate_stats_t *out);
  * reports the replaced gates' statistics with the gate in force: into
  * *acc, the statistics of the newer gate (or gates), add those of the
  * older ones.  Counts are summed, max_wait_us is the larger, range_us is
- * each one's weighted by its windows, min_work_us stays the newer one's
+ * each one's weighted by its windows (a mean of medians: an
+ * approximation), min_work_us stays the newer one's
  * unless it has none yet; the state (mode, disabled, period_us,
  * measured_us) stays the newer one's.  The job-side runtime and
  * orrery-sim keep their counters over re-alignments with this. */

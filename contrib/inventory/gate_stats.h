@@ -36,7 +36,7 @@ struct ogs_totals {
 	 * iterations (a file's min_work_us=); 0: none measured. */
 	uint64_t iter_us;
 	/* How much it varies: the largest, over tasks and nodes, of a
-	 * task's mean over its windows of their longest minus shortest
+	 * task's median over its windows of their longest minus shortest
 	 * work (a file's range_us=); 0: none measured. */
 	uint64_t range_us;
 	unsigned nodes;		/* records summed (ogs_comment_sum)        */

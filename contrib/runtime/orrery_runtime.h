@@ -67,9 +67,9 @@ typedef struct orrery_runtime_stats {
 	int32_t reserved2;
 	/* The gate's measure of the job's own work per iteration (waits
 	 * excluded), over windows of 8 iterations: the shortest of the
-	 * latest window, and the longest minus the shortest averaged over
-	 * all windows (orrery.h, orrery_gate_stats_t); 0 before a window
-	 * has completed. */
+	 * latest window, and the longest minus the shortest, the median over
+	 * the latest windows (orrery.h, orrery_gate_stats_t); 0 before a
+	 * window has completed. */
 	int64_t min_work_us;
 	int64_t range_us;
 } orrery_runtime_stats_t;

@@ -189,6 +189,29 @@ static void grid(orrery_gate_t *g)
 	set_mode(g, ORRERY_GATE_GRID, g->grid_base_us, g->grid_period_us);
 }
 
+/* A window's range into the ring; range_us is the median of the ring
+ * (of an even count, the mean of the middle two), so that a window with
+ * a pause in it (the job's start, a checkpoint) does not count. */
+static void note_range(orrery_gate_t *g, int64_t r)
+{
+	int64_t v[ORRERY_GATE_RANGE_WINDOWS], t;
+	uint32_t i, j, n;
+
+	g->ranges_us[g->range_next] = r;
+	g->range_next = (g->range_next + 1) % ORRERY_GATE_RANGE_WINDOWS;
+	if (g->range_n < ORRERY_GATE_RANGE_WINDOWS)
+		g->range_n++;
+	n = g->range_n;
+	memcpy(v, g->ranges_us, n * sizeof(v[0]));
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	g->st.range_us = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* Measure the work since the last release and keep the run counters. */
 static void measure(orrery_gate_t *g, int64_t now_us)
 {
@@ -208,8 +231,7 @@ static void measure(orrery_gate_t *g, int64_t now_us)
 	if (++g->win_n == ORRERY_GATE_MEASURE_WINDOW) {
 		g->st.min_work_us = g->win_min_us;
 		g->st.windows++;
-		g->range_sum_us += g->win_max_us - g->win_min_us;
-		g->st.range_us = g->range_sum_us / (int64_t)g->st.windows;
+		note_range(g, g->win_max_us - g->win_min_us);
 		g->win_n = 0;
 	}
 	g->fit_run = work <= g->grid_period_us + tol ? g->fit_run + 1 : 0;

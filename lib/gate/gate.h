@@ -27,7 +27,10 @@ struct orrery_gate {
 	uint32_t backoff;         /* re-arming needs window << backoff     */
 	int64_t win_min_us;       /* shortest work in the window so far    */
 	int64_t win_max_us;       /* longest ...                           */
-	int64_t range_sum_us;     /* longest - shortest, summed over windows */
+	/* longest - shortest of the latest windows, a ring */
+	int64_t ranges_us[ORRERY_GATE_RANGE_WINDOWS];
+	uint32_t range_n;         /* windows in the ring (<= its size)     */
+	uint32_t range_next;      /* where the next one goes               */
 	uint32_t win_n;           /* iterations in that window             */
 	orrery_gate_stats_t st;
 };

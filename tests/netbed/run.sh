@@ -252,6 +252,7 @@ run_policy() {
 		not_ok "$SCEN $pol: $JOBS $RANKS-rank ring jobs ran in the fabric" $problems \
 			"$(tail -n 3 "$OUT/$pol".*.batch "$OUT/$pol".*.sbatch.err 2>/dev/null)"
 	fi
+	profile_off "$pol" "${ids[@]}"
 	# Every ring must cross one uplink: some leaf holds nodes of every
 	# job and no job sits under one leaf.
 	local shared spans=1 lj desc=""
@@ -342,6 +343,7 @@ uplink_report() {
 scenario() {
 	SCEN=$1
 	ARB=fifo
+	SEQ_RANKS=()	# a sequence scenario sets its jobs (seq_h, ...)
 	case $SCEN in
 	a) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 RANKS=3 JOBS=2 WLIST=() ;;
 	a-fair) LEAVES=3 HOSTS_PER_LEAF=2 UPLINKS=1 RANKS=3 JOBS=2 WLIST=() ARB=hosts ;;
@@ -674,27 +676,31 @@ run_sequence() {
 }
 
 # profile_off POL ID...: each profiled job's measured iteration against
-# its profile's period, as orrery-sacct prints them once every profiled
-# job has a node's gate statistics (up to 30 s after the last end; a
-# measurement, not a check; '-': its gate measured no full window of 8
-# iterations; one the live channel switched off is still measured):
-#   netbed-profile: scenario=S policy=P job=I iteration=X profile_off=Y
+# its profile's period, and how much it varied, as orrery-sacct prints
+# them once every profiled job has a node's gate statistics (up to 30 s
+# after the last end; a measurement, not a check; '-': its gate measured
+# no full window of 8 iterations; one the live channel switched off is
+# still measured):
+#   netbed-profile: scenario=S policy=P job=I iteration=X profile_off=Y iter_range=Z
+# In the sequence scenarios the jobs with a profile; in a and a-fair every
+# job has one.
+profiled() { [ -z "${SEQ_RANKS[*]:-}" ] || [ -n "$(seq_profile "$1")" ]; }
 profile_off() {
 	local pol=$1 i line n=0 want=0; shift
 	case $pol in orrery | orrery-hold) ;; *) return 0 ;; esac
-	for i in $(seq 1 $#); do [ -n "$(seq_profile $((i - 1)))" ] && want=$((want + 1)); done
+	for i in $(seq 1 $#); do profiled $((i - 1)) && want=$((want + 1)); done
 	for _ in $(seq 60); do
-		line=$(timeout 20 "$SACCT_TOOL" -j "$(IFS=,; echo "$*")" -o jobid,gatenodes,iteration,profileoff \
+		line=$(timeout 20 "$SACCT_TOOL" -j "$(IFS=,; echo "$*")" -o jobid,gatenodes,iteration,profileoff,iterrange \
 			--parsable --noheader 2>/dev/null)
 		n=$(grep -c '^[0-9]*|[0-9]' <<<"$line")
 		[ "$n" -ge "$want" ] && break
 		sleep 0.5
 	done
 	for i in $(seq 1 $#); do
-		[ -n "$(seq_profile $((i - 1)))" ] || continue
-		local id=${!i} it off
-		IFS='|' read -r _ _ it off < <(grep "^$id|" <<<"$line" | head -n 1)
-		echo "netbed-profile: scenario=$SCEN policy=$pol job=$i iteration=${it:--} profile_off=${off:--}"
+		profiled $((i - 1)) || continue
+		local id=${!i} it off rg
+		IFS='|' read -r _ _ it off rg < <(grep "^$id|" <<<"$line" | head -n 1)
+		echo "netbed-profile: scenario=$SCEN policy=$pol job=$i iteration=${it:--} profile_off=${off:--} iter_range=${rg:--}"
 	done
 }
 

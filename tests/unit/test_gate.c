@@ -121,7 +121,7 @@ static void test_drift_realigns_on_grid(void **state)
  * neighbour in most iterations (work 92 + 0..21 ms).  Nothing before the
  * first window completes; the first work is measured from the second
  * phase (the first has no release before it).  The range is the longest
- * minus the shortest work of each window, averaged over the windows. */
+ * minus the shortest work of each window, the median over the windows. */
 static void test_min_work_windows(void **state)
 {
 	static const int extra[] = { 9, 4, 0, 12, 7, 3, 21, 5,  /* ... */
@@ -146,13 +146,64 @@ static void test_min_work_windows(void **state)
 			assert_int_equal(st.range_us, 21 * MS);
 		} else {
 			/* Phases 9..16: extra[8..15], shortest 92 + 1, range
-			 * 13 - 1: the mean of 21 and 12. */
+			 * 13 - 1: the median of 21 and 12. */
 			assert_int_equal(st.windows, 2);
 			assert_int_equal(st.min_work_us, 93 * MS);
 			assert_int_equal(st.range_us, 16500);
 		}
 		ready = rel + (92 + extra[i]) * MS;
 	}
+	orrery_gate_free(g);
+}
+
+/* Works of 100 ms, one of each window of 8 longer by r[k] ms. */
+static void windows_of_range(orrery_gate_t *g, int64_t *t, const int *r, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < ORRERY_GATE_MEASURE_WINDOW; i++) {
+			orrery_gate_observe(g, *t);
+			*t += (100 + (i == 3 ? r[k] : 0)) * MS;
+		}
+}
+
+/* The range is a median over the latest 15 windows: a window with a pause
+ * in it (the start, a checkpoint) does not count, and old windows leave. */
+static void test_range_median(void **state)
+{
+	static const int first[] = { 10, 300, 12, 11, 9 };
+	static const int shift[] = { 50, 50, 50, 50, 50, 50, 50, 50,
+				     10, 10, 10, 10, 10, 10, 10, 10 };
+	orrery_gate_stats_t st;
+	orrery_gate_t *g = mk(0, 0);
+	int64_t t = 0;
+
+	(void)state;
+	/* The first work is measured from the second call: one more call
+	 * closes each window. */
+	orrery_gate_observe(g, t);
+	t += 100 * MS;
+	windows_of_range(g, &t, first, 1);
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.range_us, 10 * MS);
+	windows_of_range(g, &t, first + 1, 1);
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.range_us, 155 * MS);	/* (10 + 300) / 2 */
+	windows_of_range(g, &t, first + 2, 3);
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.windows, 5);
+	assert_int_equal(st.range_us, 11 * MS);	/* 9 10 11 12 300 */
+	orrery_gate_free(g);
+
+	/* 8 windows of 50 ms then 8 of 10 ms: the ring keeps the latest 15
+	 * (7 of 50, 8 of 10), so 10 ms, where all 16 would give 30. */
+	g = mk(0, 0);
+	t = 0;
+	orrery_gate_observe(g, t);
+	t += 100 * MS;
+	windows_of_range(g, &t, shift, 16);
+	orrery_gate_stats(g, &st);
+	assert_int_equal(st.windows, 16);
+	assert_int_equal(st.range_us, 10 * MS);
 	orrery_gate_free(g);
 }
 
@@ -484,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_window_zero_stays),
 		cmocka_unit_test(test_one_phase_per_slot),
 		cmocka_unit_test(test_min_work_windows),
+		cmocka_unit_test(test_range_median),
 		cmocka_unit_test(test_stats_carry),
 		cmocka_unit_test(test_observe_measures),
 		cmocka_unit_test(test_before_epoch),
