@@ -132,6 +132,8 @@ static void poll_once(void)
 		slurm_info(OSP_LOG_PREFIX "channel: job %" PRIu32 ": slurmctld answers again",
 			   ch.job_id);
 	ch.unreachable = 0;
+	osp_learn_tick(msg->job_array[0].batch_host,
+		       msg->job_array[0].admin_comment, ch.verbose);
 	rc = orrc_parse_comment(msg->job_array[0].admin_comment, &r, why, sizeof(why));
 	slurm_free_job_info_msg(msg);
 	if (rc < 0) {
@@ -207,6 +209,7 @@ void osp_channel_start(spank_t sp)
 	struct osp_relay r;
 	const char *node = getenv("SLURMD_NODENAME");
 	uint32_t id = 0;
+	uid_t uid;
 
 	if (ch.running || osp_conf.channel_poll_ms <= 0 || !slurm_load_job)
 		return;
@@ -222,6 +225,8 @@ void osp_channel_start(spank_t sp)
 		return;
 	if (osp_channel_path(node, id, ch.path, sizeof(ch.path)) < 0)
 		return;
+	if (spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS)
+		osp_learn_init(id, uid, node, &r);
 	snprintf(ch.lock_path, sizeof(ch.lock_path), "%s.lock", ch.path);
 	ch.job_id = id;
 	ch.poll_ms = osp_conf.channel_poll_ms;

@@ -138,31 +138,27 @@ static int read_one(int dfd, const char *name, uid_t uid,
 	return rc;
 }
 
-int osp_gate_stats_epilog(spank_t sp, uint32_t id, char *rec, size_t len)
+/* Read the job's directory (path) into *t; the files are removed when
+ * remove is set (the epilog).  0, or -1 when path is not the job's
+ * directory (said, unless quiet; nothing read). */
+static int sum_dir(const char *path, uint32_t id, uid_t uid, int remove,
+		   int quiet, struct ogs_totals *t, char *why, size_t whylen)
 {
-	const char *node = getenv("SLURMD_NODENAME");
-	char path[OSP_PATH_MAX], why[OSP_PATH_MAX + 160] = "";
-	struct ogs_totals t;
 	struct dirent *de;
 	struct stat st;
 	unsigned seen = 0;
-	uid_t uid;
-	gid_t gid;
 	DIR *d;
 	int dfd;
 
-	memset(&t, 0, sizeof(t));
-	if (osp_gate_stats_dir(node, id, path, sizeof(path)) < 0)
-		return 0;
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
-		return 0;	/* not an orrery job here, or no gate_stats at its start */
-	if (job_owner(sp, &uid, &gid) < 0 || fstat(dfd, &st) < 0 ||
-	    st.st_uid != uid || !(d = fdopendir(dfd))) {
-		slurm_error(OSP_LOG_PREFIX "gate_stats: job %" PRIu32 ": %s is not the job's directory: not read",
-			    id, path);
+		return -1;	/* not an orrery job here, or no gate_stats at its start */
+	if (fstat(dfd, &st) < 0 || st.st_uid != uid || !(d = fdopendir(dfd))) {
+		if (!quiet)
+			slurm_error(OSP_LOG_PREFIX "gate_stats: job %" PRIu32 ": %s is not the job's directory: not read",
+				    id, path);
 		close(dfd);
-		return 0;
+		return -1;
 	}
 	while ((de = readdir(d))) {
 		int one;
@@ -170,18 +166,50 @@ int osp_gate_stats_epilog(spank_t sp, uint32_t id, char *rec, size_t len)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		if (seen++ < OGS_FILES_MAX)
-			one = read_one(dirfd(d), de->d_name, uid, &t,
-				       why[0] ? NULL : why, why[0] ? 0 : sizeof(why));
+			one = read_one(dirfd(d), de->d_name, uid, t,
+				       why[0] ? NULL : why, why[0] ? 0 : whylen);
 		else
 			one = -1;	/* counted, not read */
 		if (one < 0)
-			t.bad++;
+			t->bad++;
 		/* The files are the runtime's; whatever else the job put
 		 * here goes too (a subdirectory only when empty). */
-		if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno == EISDIR)
+		if (remove && unlinkat(dirfd(d), de->d_name, 0) < 0 && errno == EISDIR)
 			unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
 	}
 	closedir(d);
+	return 0;
+}
+
+int osp_gate_stats_now(const char *node, uint32_t id, uid_t uid,
+		       struct ogs_totals *t)
+{
+	char path[OSP_PATH_MAX], why[8] = "";
+
+	memset(t, 0, sizeof(*t));
+	if (osp_gate_stats_dir(node, id, path, sizeof(path)) < 0)
+		return -1;
+	return sum_dir(path, id, uid, 0, 1, t, why, sizeof(why));
+}
+
+int osp_gate_stats_epilog(spank_t sp, uint32_t id, char *rec, size_t len)
+{
+	const char *node = getenv("SLURMD_NODENAME");
+	char path[OSP_PATH_MAX], why[OSP_PATH_MAX + 160] = "";
+	struct ogs_totals t;
+	uid_t uid;
+	gid_t gid;
+
+	memset(&t, 0, sizeof(t));
+	if (osp_gate_stats_dir(node, id, path, sizeof(path)) < 0)
+		return 0;
+	if (job_owner(sp, &uid, &gid) < 0) {
+		slurm_error(OSP_LOG_PREFIX "gate_stats: job %" PRIu32 ": no owner: %s not read",
+			    id, path);
+		return 0;
+	}
+	if (sum_dir(path, id, uid, 1, 0, &t, why, sizeof(why)) < 0)
+		return 0;
 	if (rmdir(path) < 0)
 		slurm_error(OSP_LOG_PREFIX "gate_stats: job %" PRIu32 ": %s left in place: %s",
 			    id, path, strerror(errno));

@@ -16,7 +16,9 @@ plugins_spank_spank_orrery_la_SOURCES = \
 	plugins/spank/publish.c \
 	plugins/spank/nic_affinity.c \
 	plugins/spank/channel.c \
+	plugins/spank/learn.c \
 	plugins/channel/channel_record.c plugins/channel/channel_record.h \
+	plugins/channel/measure_record.c plugins/channel/measure_record.h \
 	contrib/inventory/counters.c contrib/inventory/counters.h \
 	contrib/inventory/gate_stats.c contrib/inventory/gate_stats.h \
 	plugins/common/admin_comment.c plugins/common/admin_comment.h

@@ -13,6 +13,7 @@
  *   gate_stats_job.c the gate's statistics per job (gate_stats=1)
  *   publish.c       both records to the accounting publisher
  *   channel.c       the live channel's node-side poller
+ *   learn.c         learning the period: the job's measured iteration to slurmctld
  *   nic_affinity.c  NCCL_IB_HCA / UCX_NET_DEVICES per task
  */
 #ifndef ORRERY_SPANK_H
@@ -20,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <slurm/spank.h>
 
@@ -33,6 +35,7 @@
 #define OSP_ENV_EPOCH     "ORRERY_EPOCH_US"
 #define OSP_ENV_SHIFT     "ORRERY_SHIFT_US"
 #define OSP_ENV_SCORE     "ORRERY_JOB_SCORE"
+#define OSP_ENV_LEARN     "ORRERY_LEARN"    /* select/orrery learn=, prolog only */
 #define OSP_ENV_PHASE_OFFSET "ORRERY_PHASE_OFFSET_US"
 #define OSP_ENV_PHASE_SPAN   "ORRERY_PHASE_SPAN_US"
 #define OSP_ENV_PHASES       "ORRERY_PHASES_US"
@@ -114,6 +117,9 @@ struct osp_relay {
 	char epoch_us[OSP_NUM_MAX + 1];
 	char shift_us[OSP_NUM_MAX + 1];
 	char job_score[OSP_NUM_MAX + 1];
+	/* select/orrery's learn= tolerance: the poller reports the job's
+	 * measured iteration (channel.c); not given to the tasks. */
+	char learn[OSP_NUM_MAX + 1];
 };
 /* pattern with %n replaced by node (and %% by %); -1 if it does not fit
  * or %n is needed and node_ok(node) is false. */
@@ -184,6 +190,13 @@ int osp_counters_epilog(spank_t sp, uint32_t job_id, char *rec, size_t len);
 int osp_gate_stats_dir(const char *node, uint32_t job_id, char *out, size_t len);
 void osp_gate_stats_prolog(spank_t sp, uint32_t job_id);
 int osp_gate_stats_epilog(spank_t sp, uint32_t job_id, char *rec, size_t len);
+/* While the job runs (the channel poller, learning the period): the
+ * node's statistics files summed into *t, read as the epilog reads them
+ * and left in place.  0, or -1 when there is no such directory of the
+ * job's user (uid). */
+struct ogs_totals;
+int osp_gate_stats_now(const char *node, uint32_t job_id, uid_t uid,
+		       struct ogs_totals *t);
 
 /* publish.c: start counters_publisher, detached, with this node's
  * records (space-separated tokens). */
@@ -197,6 +210,15 @@ int osp_channel_path(const char *node, uint32_t job_id, char *out, size_t len);
 void osp_channel_start(spank_t sp);
 void osp_channel_stop(void);
 void osp_channel_remove(const char *node, uint32_t job_id);
+
+/* learn.c: learning the period, node side (the channel's poller thread).
+ * init: from osp_channel_start, with the job's relay (its learn= value,
+ * from select/orrery); tick: at every poll, with the job's batch host and
+ * AdminComment as slurmctld has them (only the batch host reports). */
+void osp_learn_init(uint32_t job_id, uid_t uid, const char *node,
+		    const struct osp_relay *r);
+void osp_learn_tick(const char *batch_host, const char *admin_comment,
+		    int verbose);
 
 /* nic_affinity.c: user_init, remote context. */
 int osp_nic_affinity(spank_t sp);

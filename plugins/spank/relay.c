@@ -157,6 +157,7 @@ int osp_relay_write(const char *node, uint32_t job_id, const struct osp_relay *r
 	ADD("epoch_us", epoch_us);
 	ADD("shift_us", shift_us);
 	ADD("job_score", job_score);
+	ADD("learn", learn);
 #undef ADD
 	if (n < 0 || (size_t)n >= sizeof(buf)) {
 		slurm_error(OSP_LOG_PREFIX "relay for job %" PRIu32 " exceeds %d bytes",
@@ -263,6 +264,8 @@ int osp_relay_read(const char *node, uint32_t job_id, struct osp_relay *r)
 			rc = take(path, lineno, line, eq + 1, r->shift_us, sizeof(r->shift_us), 1);
 		else if (strcmp(line, "job_score") == 0)
 			rc = take(path, lineno, line, eq + 1, r->job_score, sizeof(r->job_score), 2);
+		else if (strcmp(line, "learn") == 0)
+			rc = take(path, lineno, line, eq + 1, r->learn, sizeof(r->learn), 2);
 		else {
 			slurm_error(OSP_LOG_PREFIX "%s:%d: unknown key '%s'", path, lineno, line);
 			goto bad;

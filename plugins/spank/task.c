@@ -107,6 +107,7 @@ int osp_prolog(spank_t sp)
 	take_env(OSP_ENV_EPOCH, r.epoch_us, sizeof(r.epoch_us), 0);
 	take_env(OSP_ENV_SHIFT, r.shift_us, sizeof(r.shift_us), 0);
 	take_env(OSP_ENV_SCORE, r.job_score, sizeof(r.job_score), 1);
+	take_env(OSP_ENV_LEARN, r.learn, sizeof(r.learn), 1);
 	if (!r.profile[0] && !r.period_us[0] && !r.shift_us[0])
 		return 0;       /* not an orrery job */
 

@@ -29,6 +29,7 @@ static void test_defaults_from_empty_file(void **state)
 	assert_int_equal(c.candidates, 64);
 	assert_int_equal(c.rank_spread, 0);
 	assert_int_equal(c.hold_max_s, 0);	/* hold=off */
+	assert_true(c.learn_tol == 0);	/* learn=off */
 	assert_null(c.default_profile);
 	assert_int_equal(c.linkspeed_unit_mbps, 1000);
 	assert_int_equal(c.node_link_mbps, 0);
@@ -45,6 +46,7 @@ static void test_full_file(void **state)
 		"candidates=16\n"
 		"rank_spread=2\n"
 		"hold=1.5,3600\n"
+		"learn=0.02\n"
 		"default_profile=resnet50\n"
 		"debug=1\n"
 		"node_link=100Gbps\n"
@@ -65,6 +67,7 @@ static void test_full_file(void **state)
 	assert_int_equal(c.rank_spread, 2);
 	assert_true(c.hold_cost == 1.5);
 	assert_int_equal(c.hold_max_s, 3600);
+	assert_true(c.learn_tol == 0.02);
 	assert_string_equal(c.default_profile, "resnet50");
 	assert_int_equal(c.debug, 1);
 	assert_int_equal(c.node_link_mbps, 100000);
@@ -164,6 +167,13 @@ static void test_bad_files_name_the_problem(void **state)
 		{ "[orrery]\nrank_spread=one\n", "rank_spread=one: expected" },
 		{ "[orrery]\nrank_spread=\n", "rank_spread=: expected" },
 		{ "[orrery]\nhold=on\n", "hold=on: expected off, or COST,SECONDS" },
+		{ "[orrery]\nlearn=on\n", "learn=on: expected off, or a fraction above 0 up to 0.5" },
+		{ "[orrery]\nlearn=0\n", "learn=0: expected off" },
+		{ "[orrery]\nlearn=0.6\n", "learn=0.6: expected off" },
+		{ "[orrery]\nlearn=-0.1\n", "learn=-0.1: expected off" },
+		{ "[orrery]\nlearn=nan\n", "learn=nan: expected off" },
+		{ "[orrery]\nlearn=1%\n", "learn=1%: expected off" },
+		{ "[orrery]\nlearn=\n", "learn=: expected off" },
 		{ "[orrery]\nhold=1.5\n", "hold=1.5: expected off, or COST,SECONDS" },
 		{ "[orrery]\nhold=0,3600\n", "hold=0,3600: expected" },
 		{ "[orrery]\nhold=-1,3600\n", "hold=-1,3600: expected" },

@@ -479,6 +479,38 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 	pthread_mutex_unlock(&chan_mtx);
 }
 
+bool orr_channel_reassert_locked(job_record_t *job_ptr)
+{
+	const char *tok;
+	char *have = NULL;
+	bool put = false;
+
+	pthread_mutex_lock(&chan_mtx);
+	/* Not yet on disk: durable() puts it there, nothing to restore. */
+	if (tokens && !(pending && g_hash_table_contains(pending,
+					GUINT_TO_POINTER(job_ptr->job_id))) &&
+	    (tok = g_hash_table_lookup(tokens, GUINT_TO_POINTER(job_ptr->job_id)))) {
+		const char *p = job_ptr->admin_comment;
+
+		/* The comment's own ORRG1: token, as one string. */
+		while (p && *p && !have) {
+			size_t l = strcspn(p, " ");
+
+			if (!strncmp(p, ORRC_TAG, strlen(ORRC_TAG)))
+				have = g_strndup(p, l);
+			p += l;
+			while (*p == ' ')
+				p++;
+		}
+		if (!have || strcmp(have, tok)) {
+			put = !comment_set(job_ptr, tok);
+		}
+	}
+	pthread_mutex_unlock(&chan_mtx);
+	g_free(have);
+	return put;
+}
+
 void orr_channel_resync_locked(orrery_cluster_t *c, uint32_t lead_ms,
 			       const char *state_dir)
 {

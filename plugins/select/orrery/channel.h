@@ -36,6 +36,7 @@
 #ifndef ORRERY_CHANNEL_H
 #define ORRERY_CHANNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "compat.h"	/* list_t on every release; slurmctld.h */
@@ -58,6 +59,12 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
  * (orrery_ctld.c) with slurmctld's job write lock and orr_ctld_lock. */
 void orr_channel_resync_locked(orrery_cluster_t *c, uint32_t lead_ms,
 			       const char *state_dir);
+/* A node's report of the job's measured iteration (learn.c) rewrites the
+ * whole AdminComment from what the node last read: a record published
+ * between that read and the update is lost from the comment.  Put the
+ * token the controller serves for the job back if the comment's differs;
+ * true when it was put back.  Job write lock and orr_ctld_lock held. */
+bool orr_channel_reassert_locked(job_record_t *job_ptr);
 /* slurmctld start: records of orrery_channel newer than a running job's
  * own ORRG1: token are put back into its AdminComment (one line).  A
  * missing file is a first start; an unreadable or malformed one is said

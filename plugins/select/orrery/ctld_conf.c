@@ -71,6 +71,7 @@ void orr_load_conf_locked(void)
 	gsize len = 0;
 
 	__atomic_store_n(&orr_hold_on, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&orr_learn_on, false, __ATOMIC_RELAXED);
 	orr_conf_hash = ORR_HASH_INIT;
 	if (path && g_file_get_contents(path, &text, &len, NULL))
 		orr_conf_hash = orr_hash_bytes(orr_conf_hash, text, len);
@@ -91,14 +92,19 @@ void orr_load_conf_locked(void)
 			info("select/orrery: %s", err);
 		orr_conf_ok = true;
 		check_default_profile_locked(path);
-		char hold[48] = "off";
+		char hold[48] = "off", learn[32] = "off";
 
 		if (orr_ocnf.hold_max_s)
 			snprintf(hold, sizeof(hold), "%g,%u", orr_ocnf.hold_cost,
 				 orr_ocnf.hold_max_s);
-		info("select/orrery: mode=%s candidates=%u rank_spread=%u hold=%s%s%s",
+		if (orr_ocnf.learn_tol > 0)
+			snprintf(learn, sizeof(learn), "%g", orr_ocnf.learn_tol);
+		if (orr_ocnf.learn_tol > 0 && !orr_ocnf.channel_lead_ms)
+			error("select/orrery: learn=%s needs the live channel (channel_lead_ms=0 turns it off): jobs stay modelled at their profiles",
+			      learn);
+		info("select/orrery: mode=%s candidates=%u rank_spread=%u hold=%s learn=%s%s%s",
 		     orrery_mode_name(orr_ocnf.mode), orr_ocnf.candidates,
-		     orr_ocnf.rank_spread, hold,
+		     orr_ocnf.rank_spread, hold, learn,
 		     orr_ocnf.default_profile ? " default_profile=" : "",
 		     orr_ocnf.default_profile ? orr_ocnf.default_profile : "");
 	}
@@ -107,8 +113,12 @@ void orr_load_conf_locked(void)
 	 * be rebuilt when orrery is back, not kept (build_signature()). */
 	if (!orr_conf_ok || orr_ocnf.mode == ORRERY_MODE_OFF)
 		orr_g.build_sig = 0;
-	else if (orr_ocnf.hold_max_s)
-		__atomic_store_n(&orr_hold_on, true, __ATOMIC_RELAXED);
+	else {
+		if (orr_ocnf.hold_max_s)
+			__atomic_store_n(&orr_hold_on, true, __ATOMIC_RELAXED);
+		if (orr_ocnf.learn_tol > 0 && orr_ocnf.channel_lead_ms)
+			__atomic_store_n(&orr_learn_on, true, __ATOMIC_RELAXED);
+	}
 }
 
 /* Why a profiled job gets no orrery model at all. */

@@ -62,7 +62,7 @@ static void spank_env_set(job_record_t *job_ptr, const char *name,
  * environment too (spank-orrery(8)). */
 static const char *const controller_names[] = {
 	"ORRERY_PERIOD_US", "ORRERY_EPOCH_US", "ORRERY_SHIFT_US",
-	"ORRERY_JOB_SCORE",
+	"ORRERY_JOB_SCORE", "ORRERY_LEARN",
 };
 
 static void spank_env_unset_controller(job_record_t *job_ptr)
@@ -222,6 +222,12 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	spank_env_set(job_ptr, "ORRERY_SHIFT_US", buf);
 	snprintf(buf, sizeof(buf), "%.4f", smin);
 	spank_env_set(job_ptr, "ORRERY_JOB_SCORE", buf);
+	/* learn= (learn.c): the job's first node reports its measured
+	 * iteration when it is further than this off its gate's period. */
+	if (__atomic_load_n(&orr_learn_on, __ATOMIC_RELAXED)) {
+		snprintf(buf, sizeof(buf), "%.6f", orr_ocnf.learn_tol);
+		spank_env_set(job_ptr, "ORRERY_LEARN", buf);
+	}
 
 	canon = orrery_profile_canonical(prof);
 	req = requested_text(e, spec);

@@ -19,6 +19,7 @@
 #include "orrery.h"
 #include "ctld_state.h"
 #include "channel.h"
+#include "learn.h"
 
 #include <pthread.h>
 #include <time.h>
@@ -30,6 +31,7 @@
 pthread_mutex_t orr_ctld_lock = PTHREAD_MUTEX_INITIALIZER;
 orrery_conf_t orr_ocnf;
 bool orr_hold_on;
+bool orr_learn_on;
 bool orr_conf_ok;
 /* Hash of orrery.conf's text as last loaded (part of build_signature()). */
 uint64_t orr_conf_hash;
@@ -71,7 +73,7 @@ void orr_log_stats_locked(bool force)
 	time_t now = time(NULL);
 	orr_cache_stats_t cs;
 	uint64_t saves, save_ns, coalesced, ch_pub, ch_dec, ch_realigns, ch_ns,
-		 ch_dur_ns;
+		 ch_dur_ns, l_taken, l_refused, l_retimed;
 
 	if (!force && !orr_debug() && now - orr_stats.last_log < STATS_PERIOD)
 		return;
@@ -79,6 +81,7 @@ void orr_log_stats_locked(bool force)
 	orr_cache_stats(orr_g.cache, &cs);
 	orr_saver_stats(&saves, &save_ns, &coalesced);
 	orr_channel_stats(&ch_pub, &ch_dec, &ch_realigns, &ch_ns, &ch_dur_ns);
+	orr_learn_stats(&l_taken, &l_refused, &l_retimed);
 	info("select/orrery: mode=%s profiled_tests=%"PRIu64
 	     " placements=%"PRIu64" narrowed=%"PRIu64" begun=%"PRIu64
 	     " fallbacks=%"PRIu64" jobs=%zu job_tests=%"PRIu64
@@ -94,7 +97,8 @@ void orr_log_stats_locked(bool force)
 	     " job_begin_us=%"PRIu64" job_begin_cpu_us=%"PRIu64" saves=%"PRIu64" save_us=%"PRIu64
 	     " saves_coalesced=%"PRIu64
 	     " channel_records=%"PRIu64" channel_decided=%"PRIu64
-	     " channel_disk_us=%"PRIu64" realigns=%"PRIu64" realign_us=%"PRIu64,
+	     " channel_disk_us=%"PRIu64" realigns=%"PRIu64" realign_us=%"PRIu64
+	     " learn_reports=%"PRIu64" learn_refused=%"PRIu64" learn_retimed=%"PRIu64,
 	     orrery_mode_name(orr_conf_ok ? orr_ocnf.mode : ORRERY_MODE_OFF),
 	     orr_stats.tested, orr_stats.placements, orr_stats.narrowed, orr_stats.begun,
 	     orr_stats.fallbacks,
@@ -112,7 +116,8 @@ void orr_log_stats_locked(bool force)
 	     __atomic_load_n(&orr_stats.run_cpu_ns, __ATOMIC_RELAXED) / 1000,
 	     orr_stats.kept, orr_stats.builds, orr_stats.build_cpu_ns / 1000,
 	     orr_stats.begin_ns / 1000, orr_stats.begin_cpu_ns / 1000, saves, save_ns / 1000, coalesced,
-	     ch_pub, ch_dec, ch_dur_ns / 1000, ch_realigns, ch_ns / 1000);
+	     ch_pub, ch_dec, ch_dur_ns / 1000, ch_realigns, ch_ns / 1000,
+	     l_taken, l_refused, l_retimed);
 }
 
 void orr_fallback(job_record_t *job_ptr, const char *fmt, ...)

@@ -42,6 +42,10 @@ plugins_select_orrery_select_orrery_cons_tres_la_SOURCES = \
 	plugins/select/orrery/channel.h \
 	plugins/channel/channel_record.c \
 	plugins/channel/channel_record.h \
+	plugins/channel/measure_record.c \
+	plugins/channel/measure_record.h \
+	plugins/select/orrery/learn.c \
+	plugins/select/orrery/learn.h \
 	plugins/common/admin_comment.c \
 	plugins/common/admin_comment.h
 # The Slurm-facing side of the release configure found (compat.h).
@@ -99,6 +103,7 @@ check_PROGRAMS += tests/select/test_channel_record
 TESTS += tests/select/test_channel_record
 tests_select_test_channel_record_SOURCES = tests/select/test_channel_record.c \
 	plugins/channel/channel_record.c plugins/channel/channel_record.h \
+	plugins/channel/measure_record.c plugins/channel/measure_record.h \
 	plugins/common/admin_comment.c plugins/common/admin_comment.h
 tests_select_test_channel_record_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/plugins/channel

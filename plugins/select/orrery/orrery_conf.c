@@ -222,6 +222,24 @@ static int parse_hold(const char *v, double *cost, uint32_t *max_s)
 	return 0;
 }
 
+/* learn=off, or learn=TOL: a decimal in (0, ORRERY_CONF_MAX_LEARN]. */
+static int parse_learn(const char *v, double *tol)
+{
+	char *end;
+	double x;
+
+	if (!strcmp(v, "off")) {
+		*tol = 0;
+		return 0;
+	}
+	errno = 0;
+	x = g_ascii_strtod(v, &end);
+	if (!*v || *end || errno || !(x > 0) || x > ORRERY_CONF_MAX_LEARN)
+		return -1;
+	*tol = x;
+	return 0;
+}
+
 static int get_rate(GKeyFile *kf, const char *name, const char *group,
 		    const char *key, uint64_t *out, char *err, size_t errlen)
 {
@@ -306,6 +324,11 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 				set_err(err, errlen,
 					"%s: [orrery] channel_lead_ms=%s: expected an integer 0..%d (0: no live channel)",
 					name, v, ORRERY_CONF_MAX_CHANNEL_LEAD_MS);
+		} else if (!strcmp(k, "learn")) {
+			if (parse_learn(v, &c->learn_tol))
+				set_err(err, errlen,
+					"%s: [orrery] learn=%s: expected off, or a fraction above 0 up to %g (how far a running job's measured iteration may be off its profile's period before it is modelled at the measurement), e.g. learn=0.01",
+					name, v, ORRERY_CONF_MAX_LEARN);
 		} else if (!strcmp(k, "node_link")) {
 			get_rate(kf, name, "orrery", k, &c->node_link_mbps,
 				 err, errlen);
@@ -319,7 +342,7 @@ static int parse_orrery_group(GKeyFile *kf, const char *name,
 					name, v, ORRERY_CONF_MAX_FLOWS);
 		} else {
 			set_err(err, errlen,
-				"%s: [orrery] unknown key '%s' (known: mode, candidates, rank_spread, hold, default_profile, debug, channel_lead_ms, node_link, linkspeed_unit, flows)",
+				"%s: [orrery] unknown key '%s' (known: mode, candidates, rank_spread, hold, default_profile, debug, channel_lead_ms, learn, node_link, linkspeed_unit, flows)",
 				name, k);
 		}
 	}

@@ -20,6 +20,7 @@
 #define ORRERY_CONF_MAX_RANK_SPREAD 4		/* = ORRERY_RANK_SPREAD_MAX */
 #define ORRERY_CONF_DEFAULT_RANK_SPREAD 0	/* = ORRERY_RANK_SPREAD_DEFAULT */
 #define ORRERY_CONF_MAX_HOLD_S   604800	/* hold=COST,SECONDS: a week */
+#define ORRERY_CONF_MAX_LEARN    0.5	/* learn=TOL: half the period */
 #define ORRERY_CONF_MAX_HOLD_COST 100.0
 #define ORRERY_CONF_MAX_ERRORS   16		/* reported per load */
 #define ORRERY_CONF_ERR_MAX      (ORRERY_CONF_MAX_ERRORS * 320)
@@ -57,6 +58,12 @@ typedef struct orrery_conf {
 	/* Live channel (select-orrery(8), CHANNEL): how far ahead of now a
 	 * re-alignment takes effect, ms; 0 turns the channel off. */
 	uint32_t channel_lead_ms;
+	/* Learning the period (learn=TOL; select-orrery(8), LEARNING THE
+	 * PERIOD): a running job measured more than TOL (a fraction) off
+	 * the period it is modelled with is modelled at its measurement and
+	 * its link group re-solved; 0: off (the default).  Needs the live
+	 * channel. */
+	double learn_tol;
 	uint64_t node_link_mbps;	/* 0: liborrery's default        */
 	uint64_t linkspeed_unit_mbps;	/* topology.conf LinkSpeed unit  */
 	uint64_t level_uplink_mbps[ORRERY_CONF_MAX_LEVELS]; /* 0: unset */

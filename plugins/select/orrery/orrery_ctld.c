@@ -33,6 +33,7 @@
 #include "orrery.h"
 #include "ctld_state.h"
 #include "channel.h"
+#include "learn.h"
 #include <pthread.h>
 #include <time.h>
 
@@ -115,6 +116,83 @@ static void resync_stop(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Learning the period: the running jobs' reports, every few seconds     */
+/* ------------------------------------------------------------------ */
+
+static pthread_mutex_t learn_mtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t learn_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t learn_thread;
+static bool learn_running, learn_stopping;
+
+/* Its own thread, as the resync: a scan takes slurmctld's job write lock
+ * for the time of a few string parses per running profiled job, and
+ * none when learn= is off. */
+static void *learn_main(void *arg)
+{
+	slurmctld_lock_t locks = { .conf = READ_LOCK, .job = WRITE_LOCK,
+				   .node = READ_LOCK, .part = READ_LOCK };
+
+	(void) arg;
+	slurm_mutex_lock(&learn_mtx);
+	while (!learn_stopping) {
+		struct timespec ts;
+		bool on;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += ORR_LEARN_SCAN_S;
+		while (!learn_stopping &&
+		       pthread_cond_timedwait(&learn_cond, &learn_mtx, &ts) == 0)
+			;
+		if (learn_stopping)
+			break;
+		slurm_mutex_unlock(&learn_mtx);
+		/* Read unlocked first: no lock at all while it is off. */
+		on = __atomic_load_n(&orr_learn_on, __ATOMIC_RELAXED);
+		if (on) {
+			lock_slurmctld(locks);
+			slurm_mutex_lock(&orr_ctld_lock);
+			if (orr_conf_ok && orr_ocnf.learn_tol > 0 &&
+			    orr_ocnf.channel_lead_ms && orr_g.cluster)
+				orr_learn_scan_locked(orr_g.cluster, orr_ocnf.learn_tol,
+						      orr_ocnf.channel_lead_ms,
+						      slurm_conf.state_save_location);
+			slurm_mutex_unlock(&orr_ctld_lock);
+			unlock_slurmctld(locks);
+		}
+		slurm_mutex_lock(&learn_mtx);
+	}
+	slurm_mutex_unlock(&learn_mtx);
+	return NULL;
+}
+
+static void learn_start(void)
+{
+	slurm_mutex_lock(&learn_mtx);
+	if (!learn_running && lock_slurmctld && unlock_slurmctld) {
+		learn_stopping = false;
+		if (pthread_create(&learn_thread, NULL, learn_main, NULL) == 0)
+			learn_running = true;
+		else
+			error("select/orrery: learn: cannot start the scan thread; jobs stay modelled at their profiles");
+	}
+	slurm_mutex_unlock(&learn_mtx);
+}
+
+static void learn_stop(void)
+{
+	bool join;
+
+	slurm_mutex_lock(&learn_mtx);
+	learn_stopping = true;
+	pthread_cond_signal(&learn_cond);
+	join = learn_running;
+	learn_running = false;
+	slurm_mutex_unlock(&learn_mtx);
+	if (join)
+		pthread_join(learn_thread, NULL);
+}
+
+/* ------------------------------------------------------------------ */
 /* Hooks                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -135,6 +213,7 @@ void orrery_ctld_init(void)
 void orrery_ctld_fini(void)
 {
 	resync_stop();		/* before orr_ctld_lock: it takes it */
+	learn_stop();		/* the same */
 	orr_channel_closing();	/* no AdminComment written from now on */
 	slurm_mutex_lock(&orr_ctld_lock);
 	orr_log_stats_locked(true);
@@ -146,6 +225,7 @@ void orrery_ctld_fini(void)
 	slurm_mutex_lock(&orr_ctld_lock);
 	orr_drop_cluster_locked();
 	orr_channel_fini();
+	orr_learn_fini();
 	orr_compat_switches_free(&orr_g.switches);
 	orr_cache_free(orr_g.cache);
 	orr_g.cache = NULL;
@@ -223,4 +303,5 @@ void orrery_ctld_job_init(list_t *job_list)
 	orr_channel_job_init(job_list, slurm_conf.state_save_location);
 	slurm_mutex_unlock(&orr_ctld_lock);
 	resync_start();
+	learn_start();
 }

@@ -1,0 +1,113 @@
+/*
+ * measure_record.c - format and strict parse of a job's measured
+ * iteration (measure_record.h).  The controller parses what a node wrote
+ * into SystemComment; every field is checked all the same.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure_record.h"
+
+int orrm_format_token(const orrm_record_t *r, char *out, size_t len)
+{
+	int n;
+
+	if (!r || r->seq == 0 || r->iter_us <= 0 || r->iter_us > ORRM_ITER_MAX_US)
+		return -1;
+	n = snprintf(out, len, ORRM_TAG "seq=%" PRIu64 ",iter_us=%" PRId64,
+		     r->seq, r->iter_us);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Digits only, at most 19 of them. */
+static int num(const char *s, size_t n, int64_t *out)
+{
+	char buf[24];
+	char *end;
+	long long v;
+
+	if (n == 0 || n > 19 || strspn(s, "0123456789") < n)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int orrm_parse_comment(const char *comment, orrm_record_t *r, char *why,
+		       size_t wl)
+{
+	const size_t tl = strlen(ORRM_TAG);
+	const char *p = comment, *tok = NULL, *e;
+	int seen = 0;
+
+	memset(r, 0, sizeof(*r));
+	while (p && *p) {
+		size_t l = strcspn(p, " ");
+
+		if (l >= tl && !strncmp(p, ORRM_TAG, tl)) {
+			if (tok) {
+				snprintf(why, wl, "two " ORRM_TAG " records");
+				return -1;
+			}
+			tok = p;
+		}
+		p += l;
+		while (*p == ' ')
+			p++;
+	}
+	if (!tok)
+		return 0;
+	tok += tl;
+	e = tok + strcspn(tok, " ");
+	for (p = tok; p < e;) {
+		const char *q = memchr(p, ',', (size_t)(e - p));
+		const char *eq;
+		int64_t v;
+		int bit;
+
+		if (!q)
+			q = e;
+		eq = memchr(p, '=', (size_t)(q - p));
+		if (!eq) {
+			snprintf(why, wl, "'%.*s' is not key=value",
+				 (int)(q - p > 32 ? 32 : q - p), p);
+			return -1;
+		}
+		if (eq - p == 3 && !strncmp(p, "seq", 3))
+			bit = 1;
+		else if (eq - p == 7 && !strncmp(p, "iter_us", 7))
+			bit = 2;
+		else
+			bit = 0;
+		if (!bit || (seen & bit) || num(eq + 1, (size_t)(q - eq - 1), &v) < 0) {
+			snprintf(why, wl, "%s field '%.*s'",
+				 bit && (seen & bit) ? "repeated" : "invalid",
+				 (int)(q - p > 40 ? 40 : q - p), p);
+			return -1;
+		}
+		seen |= bit;
+		if (bit == 1)
+			r->seq = (uint64_t)v;
+		else
+			r->iter_us = v;
+		p = q + 1;
+	}
+	if (seen != 3) {
+		snprintf(why, wl, "a key is missing (seq and iter_us)");
+		return -1;
+	}
+	if (r->seq == 0 || r->iter_us <= 0 || r->iter_us > ORRM_ITER_MAX_US) {
+		snprintf(why, wl, "seq=%" PRIu64 " iter_us=%" PRId64 " out of range",
+			 r->seq, r->iter_us);
+		return -1;
+	}
+	return 1;
+}

@@ -1,0 +1,172 @@
+/*
+ * learn.c - learning the period inside slurmctld (learn.h).
+ *
+ * The way there: the SPANK plugin's channel poller on the job's first
+ * node (root) reads the gate statistics of the node's tasks and, when a
+ * window's measured iteration is off the period the job runs on by more
+ * than the tolerance this side exported at job_begin (ORRERY_LEARN), puts
+ * ORRM1:seq=N,iter_us=X into the job's AdminComment with update_job.
+ * Only operators, SlurmUser and root may set AdminComment, so no user
+ * writes a report; what the report says comes from the job's own tasks,
+ * as its profile does, and moves only that job's model, within half to
+ * twice its profile's period (liborrery refuses the rest) and at most
+ * once a minute (ORR_LEARN_MIN_GAP_S).
+ *
+ * The way back is the live channel: a retimed job's link group is solved
+ * again and every changed gate published as after a job's end.
+ */
+#include "config.h"	/* Slurm's */
+
+#include <glib.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+#include "src/common/log.h"
+
+#include "channel.h"
+#include "ctld_state.h"
+#include "learn.h"
+#include "lib_syms.h"
+#include "measure_record.h"
+
+#pragma weak orrery_cluster_job_measured
+
+struct seen {
+	uint64_t seq;		/* newest report taken */
+	time_t retimed;		/* 0: never */
+	bool said;		/* a malformed report logged */
+};
+
+static GHashTable *jobs;	/* job id -> struct seen; orr_ctld_lock */
+static uint64_t n_taken, n_refused, n_retimed;
+
+static struct seen *seen_of(uint32_t id)
+{
+	struct seen *s;
+
+	if (!jobs)
+		jobs = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+					     NULL, g_free);
+	s = g_hash_table_lookup(jobs, GUINT_TO_POINTER(id));
+	if (!s) {
+		s = g_new0(struct seen, 1);
+		g_hash_table_insert(jobs, GUINT_TO_POINTER(id), s);
+	}
+	return s;
+}
+
+/* Jobs that left the model leave the table. */
+static gboolean gone(gpointer k, gpointer v, gpointer c)
+{
+	int64_t shift, period;
+
+	(void) v;
+	return orrery_cluster_job_shift_us(c, GPOINTER_TO_UINT(k), &shift,
+					   &period) != ORRERY_OK;
+}
+
+/* One job's report: 1 when it retimed the job. */
+static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
+		time_t now)
+{
+	orrm_record_t r;
+	orrery_error_t err = { 0 };
+	struct seen *s;
+	char why[128];
+	int rc, changed = 0;
+
+	rc = orrm_parse_comment(job_ptr->admin_comment, &r, why, sizeof(why));
+	if (rc == 0)
+		return 0;
+	s = seen_of(job_ptr->job_id);
+	/* Whatever the node's update_job overwrote of ours goes back. */
+	if (orr_channel_reassert_locked(job_ptr))
+		info("select/orrery: learn: %pJ: a node's report replaced the channel's record in AdminComment; put back",
+		     job_ptr);
+	if (rc < 0) {
+		if (!s->said)
+			error("select/orrery: learn: %pJ: malformed " ORRM_TAG " report in AdminComment (%s): ignored",
+			      job_ptr, why);
+		s->said = true;
+		n_refused++;
+		return 0;
+	}
+	if (r.seq <= s->seq)
+		return 0;
+	s->seq = r.seq;
+	s->said = false;
+	n_taken++;
+	if (s->retimed && now - s->retimed < ORR_LEARN_MIN_GAP_S) {
+		debug("select/orrery: learn: %pJ: report %" PRIu64 " (%" PRId64 " us) within %d s of its last retime: not taken",
+		      job_ptr, r.seq, r.iter_us, ORR_LEARN_MIN_GAP_S);
+		return 0;
+	}
+	if (orrery_cluster_job_measured(c, job_ptr->job_id, r.iter_us,
+					tolerance, &changed, &err) != ORRERY_OK) {
+		n_refused++;
+		info("select/orrery: learn: %pJ: measured iteration %" PRId64 " us not taken: %s",
+		     job_ptr, r.iter_us, err.message);
+		return 0;
+	}
+	if (!changed) {
+		debug("select/orrery: learn: %pJ: report %" PRIu64 ": %" PRId64 " us",
+		      job_ptr, r.seq, r.iter_us);
+		return 0;
+	}
+	s->retimed = now;
+	n_retimed++;
+	info("select/orrery: learn: %pJ modelled at its measured iteration (%" PRId64 " us, report %" PRIu64 "): its link group is solved again",
+	     job_ptr, r.iter_us, r.seq);
+	return 1;
+}
+
+void orr_learn_scan_locked(orrery_cluster_t *c, double tolerance,
+			   uint32_t lead_ms, const char *state_dir)
+{
+	static bool said;
+	size_t n, retimed = 0;
+	time_t now = time(NULL);
+
+	if (!c || !(tolerance > 0) || !lead_ms)
+		return;
+	if (!orrery_cluster_job_measured || !find_job_record) {
+		if (!said)
+			error("select/orrery: learn: liborrery has no orrery_cluster_job_measured: jobs stay modelled at their profiles");
+		said = true;
+		return;
+	}
+	n = orrery_cluster_job_count(c);
+	for (size_t i = 0; i < n; i++) {
+		job_record_t *job_ptr = find_job_record(orrery_cluster_job_id(c, i));
+
+		if (job_ptr && IS_JOB_RUNNING(job_ptr))
+			retimed += take(c, job_ptr, tolerance, now);
+	}
+	if (jobs)
+		g_hash_table_foreach_remove(jobs, gone, c);
+	if (!retimed)
+		return;
+	/* As after a job's end: the retimed jobs' groups are new (their
+	 * revisions changed), every changed gate gets a record; and the
+	 * model, which now holds the retimed patterns, is saved. */
+	orr_channel_changed_locked(c, 0, 0, lead_ms, state_dir);
+	orr_bump_version_locked();
+	orr_save_state_soon_locked();
+}
+
+void orr_learn_stats(uint64_t *taken, uint64_t *refused, uint64_t *retimed)
+{
+	*taken = n_taken;
+	*refused = n_refused;
+	*retimed = n_retimed;
+}
+
+void orr_learn_fini(void)
+{
+	if (jobs)
+		g_hash_table_destroy(jobs);
+	jobs = NULL;
+}

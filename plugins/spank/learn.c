@@ -1,0 +1,160 @@
+/*
+ * learn.c - learning the period, node side (spank-orrery(8), LEARNING THE
+ * PERIOD; select-orrery(8) for the controller's side).
+ *
+ * When select/orrery runs with learn=TOL it gives the job TOL at
+ * job_begin (ORRERY_LEARN, relayed by the prolog).  The job's channel
+ * poller on the job's batch host (one node per job: the first of its
+ * allocation) then reads, at every poll, the gate statistics of the
+ * node's tasks (gate_stats=1: the files the epilog sums, read the same
+ * way and left in place).  When a new window of measurements is there
+ * and the job's measured iteration (the longest over the tasks of each
+ * one's shortest work in its latest window) is more than TOL off the
+ * period it was last known at (its launch period, then what it last
+ * reported twice), it puts ORRM1:seq=N,iter_us=X (measure_record.h)
+ * into the job's AdminComment with update_job, as root.  A job that
+ * runs as its profile says costs no RPC.
+ *
+ * AdminComment is rewritten whole from the copy this poll read: a
+ * channel record the controller published in between is put back by the
+ * controller at its next scan (select/orrery learn.c).  The tasks write
+ * what is reported, so a user can make only their own job look longer or
+ * shorter, within what liborrery accepts (half to twice its profile's
+ * period), and the controller retimes a job at most once a minute.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "channel_record.h"
+#include "gate_stats.h"
+#include "measure_record.h"
+#include "orrery_spank.h"
+
+#pragma weak slurm_init_job_desc_msg
+#pragma weak slurm_update_job
+
+/* Re-send the newest report this often while the job is off its launch
+ * period (a report the controller did not take, within a minute of a
+ * retime, is then taken later). */
+#define LEARN_RESEND_S 60
+/* Phases per task between two reports at least: a new window of 8. */
+#define LEARN_WINDOW 8
+
+static struct {
+	int on;
+	double tol;
+	uint32_t job_id;
+	uid_t uid;
+	char node[256];
+	int64_t launch_us;	/* the period the job was launched at */
+	int64_t ref_us;		/* launch period, then the settled report */
+	uint64_t seq;
+	int64_t last_us, prev_us;	/* the two newest reports */
+	uint64_t last_phases;
+	time_t last_at;
+	int said_fail;
+} ln;
+
+void osp_learn_init(uint32_t job_id, uid_t uid, const char *node,
+		    const struct osp_relay *r)
+{
+	char *end;
+	double tol;
+	long long period;
+
+	memset(&ln, 0, sizeof(ln));
+	if (!r->learn[0] || !r->period_us[0] || !node || strlen(node) >= sizeof(ln.node))
+		return;
+	errno = 0;
+	tol = strtod(r->learn, &end);
+	if (*end || errno || !(tol > 0) || tol > 0.5)
+		return;
+	period = strtoll(r->period_us, &end, 10);
+	if (*end || period <= 0)
+		return;
+	ln.on = 1;
+	ln.tol = tol;
+	ln.job_id = job_id;
+	ln.uid = uid;
+	ln.ref_us = ln.launch_us = period;
+	snprintf(ln.node, sizeof(ln.node), "%s", node);
+}
+
+static int off(int64_t x, int64_t ref)
+{
+	return ref > 0 && (double)llabs(x - ref) > ln.tol * (double)ref;
+}
+
+/* Put the token into AdminComment (the whole comment, from `old'). */
+static int send_report(const char *old, const orrm_record_t *m)
+{
+	char tok[96], *merged;
+	job_desc_msg_t d;
+	int rc;
+
+	if (geteuid() != 0 || orrm_format_token(m, tok, sizeof(tok)) < 0)
+		return -1;	/* slurmstepd is the user for a moment */
+	if (!(merged = orrc_comment_replace(old, ORRM_TAG, tok)))
+		return -1;
+	slurm_init_job_desc_msg(&d);
+	d.job_id = ln.job_id;
+	d.admin_comment = merged;
+	rc = slurm_update_job(&d);
+	free(merged);
+	if (rc != SLURM_SUCCESS) {
+		if (!ln.said_fail)
+			slurm_error(OSP_LOG_PREFIX "learn: job %" PRIu32 ": cannot report its measured iteration to slurmctld (%s): tried again at the next window",
+				    ln.job_id, slurm_strerror(errno));
+		ln.said_fail = 1;
+		return -1;
+	}
+	ln.said_fail = 0;
+	return 0;
+}
+
+void osp_learn_tick(const char *batch_host, const char *admin_comment,
+		    int verbose)
+{
+	struct ogs_totals t;
+	orrm_record_t m;
+	time_t now = time(NULL);
+	int resend;
+
+	if (!ln.on || !slurm_update_job || !slurm_init_job_desc_msg ||
+	    !batch_host || strcmp(batch_host, ln.node))
+		return;
+	if (osp_gate_stats_now(ln.node, ln.job_id, ln.uid, &t) < 0 ||
+	    !t.gated || !t.iter_us || t.iter_us > (uint64_t)ORRM_ITER_MAX_US)
+		return;
+	if (t.phases < ln.last_phases)
+		ln.last_phases = 0;	/* a step's files went */
+	if (t.phases < ln.last_phases + (uint64_t)LEARN_WINDOW * t.gated)
+		return;		/* no new window since the last report */
+	resend = ln.seq && off(ln.last_us, ln.launch_us) &&
+		 now - ln.last_at >= LEARN_RESEND_S;
+	if (!off((int64_t)t.iter_us, ln.ref_us) && !resend)
+		return;
+	m.seq = ln.seq + 1;
+	m.iter_us = (int64_t)t.iter_us;
+	if (send_report(admin_comment, &m) < 0)
+		return;
+	ln.seq = m.seq;
+	ln.prev_us = ln.last_us;
+	ln.last_us = m.iter_us;
+	ln.last_phases = t.phases;
+	ln.last_at = now;
+	/* Two reports that agree: the controller has modelled the job at
+	 * them (or refused them); report again only when it moves. */
+	if (ln.prev_us && !off(ln.last_us, ln.prev_us))
+		ln.ref_us = ln.last_us;
+	if (verbose)
+		slurm_info(OSP_LOG_PREFIX "learn: job %" PRIu32 ": reported %s%" PRId64 " us (report %" PRIu64 ", from %" PRIu64 " gated tasks)",
+			   ln.job_id, resend ? "again " : "", m.iter_us, m.seq, t.gated);
+}
