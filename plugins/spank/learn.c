@@ -7,13 +7,14 @@
  * poller on the job's batch host (one node per job: the first of its
  * allocation) then reads, at every poll, the gate statistics of the
  * node's tasks (gate_stats=1: the files the epilog sums, read the same
- * way and left in place).  When a new window of measurements is there
- * and the job's measured iteration (the longest over the tasks of each
- * one's shortest work in its latest window) is more than TOL off the
- * period it was last known at (its launch period, then what it last
- * reported twice), it puts ORRM1:seq=N,iter_us=X (measure_record.h)
- * into the job's AdminComment with update_job, as root.  A job that
- * runs as its profile says costs no RPC.
+ * way and left in place) and keeps, for each new window of 8 iterations,
+ * the job's measured iteration (the longest over the tasks of each one's
+ * shortest work in its latest window).  When two new windows are there
+ * and the newest is more than TOL off the period the job was last known
+ * at (its launch period, then its latest report), it puts
+ * ORRM1:seq=N,iter_us=A:B.. (measure_record.h: the windows since its
+ * last report) into the job's AdminComment with update_job, as root.  A
+ * job that runs as its profile says costs no RPC.
  *
  * AdminComment is rewritten whole from the copy this poll read: a
  * channel record the controller published in between is put back by the
@@ -54,11 +55,13 @@ static struct {
 	uid_t uid;
 	char node[256];
 	int64_t launch_us;	/* the period the job was launched at */
-	int64_t ref_us;		/* launch period, then the settled report */
+	int64_t ref_us;		/* launch period, then the latest report */
 	uint64_t seq;
-	int64_t last_us, prev_us;	/* the two newest reports */
-	uint64_t last_phases;
+	int64_t win[ORRM_MAX_WINDOWS];	/* windows since the last report */
+	unsigned n;
+	uint64_t win_phases;	/* phases summed at the latest window */
 	time_t last_at;
+	int64_t last_us;	/* newest window of the last report */
 	int said_fail;
 } ln;
 
@@ -133,28 +136,36 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 	if (osp_gate_stats_now(ln.node, ln.job_id, ln.uid, &t) < 0 ||
 	    !t.gated || !t.iter_us || t.iter_us > (uint64_t)ORRM_ITER_MAX_US)
 		return;
-	if (t.phases < ln.last_phases)
-		ln.last_phases = 0;	/* a step's files went */
-	if (t.phases < ln.last_phases + (uint64_t)LEARN_WINDOW * t.gated)
-		return;		/* no new window since the last report */
-	resend = ln.seq && off(ln.last_us, ln.launch_us) &&
+	if (t.phases < ln.win_phases)
+		ln.win_phases = 0;	/* a step's files went */
+	if (t.phases < ln.win_phases + (uint64_t)LEARN_WINDOW * t.gated)
+		return;		/* no new window since the latest */
+	ln.win_phases = t.phases;
+	if (ln.n == ORRM_MAX_WINDOWS) {	/* the oldest goes */
+		memmove(ln.win, ln.win + 1, (ORRM_MAX_WINDOWS - 1) * sizeof(*ln.win));
+		ln.n--;
+	}
+	ln.win[ln.n++] = (int64_t)t.iter_us;
+	if (ln.n < 2)
+		return;		/* liborrery needs two windows */
+	/* While off its launch period, once a minute again: a report the
+	 * controller did not take (a minute after a retime) is taken then. */
+	resend = ln.seq && (ln.last_us - ln.launch_us > ln.tol * ln.launch_us ||
+			    ln.launch_us - ln.last_us > ln.tol * ln.launch_us) &&
 		 now - ln.last_at >= LEARN_RESEND_S;
-	if (!off((int64_t)t.iter_us, ln.ref_us) && !resend)
+	if (!off(ln.win[ln.n - 1], ln.ref_us) && !resend)
 		return;
 	m.seq = ln.seq + 1;
-	m.iter_us = (int64_t)t.iter_us;
+	m.n = ln.n;
+	memcpy(m.iter_us, ln.win, ln.n * sizeof(*ln.win));
 	if (send_report(admin_comment, &m) < 0)
 		return;
 	ln.seq = m.seq;
-	ln.prev_us = ln.last_us;
-	ln.last_us = m.iter_us;
-	ln.last_phases = t.phases;
+	ln.last_us = ln.ref_us = ln.win[ln.n - 1];
 	ln.last_at = now;
-	/* Two reports that agree: the controller has modelled the job at
-	 * them (or refused them); report again only when it moves. */
-	if (ln.prev_us && !off(ln.last_us, ln.prev_us))
-		ln.ref_us = ln.last_us;
+	ln.n = 0;
 	if (verbose)
-		slurm_info(OSP_LOG_PREFIX "learn: job %" PRIu32 ": reported %s%" PRId64 " us (report %" PRIu64 ", from %" PRIu64 " gated tasks)",
-			   ln.job_id, resend ? "again " : "", m.iter_us, m.seq, t.gated);
+		slurm_info(OSP_LOG_PREFIX "learn: job %" PRIu32 ": reported %s%u windows, newest %" PRId64 " us (report %" PRIu64 ", %" PRIu64 " gated tasks here)",
+			   ln.job_id, resend ? "again " : "", m.n, m.iter_us[m.n - 1],
+			   m.seq, t.gated);
 }

@@ -103,26 +103,36 @@ static void replace_keeps_others(void **state)
  * other tokens; whatever a comment holds that is not one is refused. */
 static void measure_round_trip(void **state)
 {
-	orrm_record_t r = { .seq = 2, .iter_us = 87123 }, back;
+	orrm_record_t r = { .seq = 2, .n = 2, .iter_us = { 87123, 86990 } }, back;
 	char tok[128], sc[256], why[128];
 
 	(void) state;
 	assert_int_equal(orrm_format_token(&r, tok, sizeof(tok)), 0);
-	assert_string_equal(tok, "ORRM1:seq=2,iter_us=87123");
-	snprintf(sc, sizeof(sc), "bb:staged %s other", tok);
+	assert_string_equal(tok, "ORRM1:seq=2,iter_us=87123:86990");
+	snprintf(sc, sizeof(sc), "ORR1:period_us=1 %s ORRG1:gen=1", tok);
 	assert_int_equal(orrm_parse_comment(sc, &back, why, sizeof(why)), 1);
 	assert_int_equal(back.seq, 2);
-	assert_int_equal(back.iter_us, 87123);
-	assert_int_equal(orrm_parse_comment("bb:staged", &back, why, sizeof(why)), 0);
+	assert_int_equal(back.n, 2);
+	assert_int_equal(back.iter_us[0], 87123);
+	assert_int_equal(back.iter_us[1], 86990);
+	assert_int_equal(orrm_parse_comment("ORRM1:seq=7,iter_us=1:2:3:4", &back, why, sizeof(why)), 1);
+	assert_int_equal(back.n, 4);
+	assert_int_equal(back.iter_us[3], 4);
+	assert_int_equal(orrm_parse_comment("ORR1:period_us=1", &back, why, sizeof(why)), 0);
 	assert_int_equal(orrm_parse_comment(NULL, &back, why, sizeof(why)), 0);
 	/* Nothing invalid is written. */
-	r.iter_us = 0;
+	r.iter_us[1] = 0;
 	assert_int_equal(orrm_format_token(&r, tok, sizeof(tok)), -1);
-	r.iter_us = 5;
+	r.iter_us[1] = 5;
 	r.seq = 0;
 	assert_int_equal(orrm_format_token(&r, tok, sizeof(tok)), -1);
 	r.seq = 1;
-	assert_int_equal(orrm_format_token(&r, tok, 10), -1);
+	r.n = 5;
+	assert_int_equal(orrm_format_token(&r, tok, sizeof(tok)), -1);
+	r.n = 0;
+	assert_int_equal(orrm_format_token(&r, tok, sizeof(tok)), -1);
+	r.n = 2;
+	assert_int_equal(orrm_format_token(&r, tok, 24), -1);
 }
 
 static void measure_refused(void **state)
@@ -140,6 +150,10 @@ static void measure_refused(void **state)
 		"ORRM1:seq=1,iter_us=5,env=LD_PRELOAD",
 		"ORRM1:seq=1,iter_us",
 		"ORRM1:",
+		"ORRM1:seq=1,iter_us=1:2:3:4:5",	/* five windows */
+		"ORRM1:seq=1,iter_us=1::2",
+		"ORRM1:seq=1,iter_us=1:",
+		"ORRM1:seq=1:2,iter_us=1",
 		"ORRM1:seq=1,iter_us=5 ORRM1:seq=2,iter_us=5",
 	};
 	orrm_record_t r;

@@ -77,6 +77,7 @@ static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
 	struct seen *s;
 	char why[128];
 	int rc, changed = 0;
+	int64_t at = 0;
 
 	rc = orrm_parse_comment(job_ptr->admin_comment, &r, why, sizeof(why));
 	if (rc == 0)
@@ -100,26 +101,44 @@ static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
 	s->said = false;
 	n_taken++;
 	if (s->retimed && now - s->retimed < ORR_LEARN_MIN_GAP_S) {
-		debug("select/orrery: learn: %pJ: report %" PRIu64 " (%" PRId64 " us) within %d s of its last retime: not taken",
-		      job_ptr, r.seq, r.iter_us, ORR_LEARN_MIN_GAP_S);
+		debug("select/orrery: learn: %pJ: report %" PRIu64 " within %d s of its last retime: not taken",
+		      job_ptr, r.seq, ORR_LEARN_MIN_GAP_S);
 		return 0;
 	}
-	if (orrery_cluster_job_measured(c, job_ptr->job_id, r.iter_us,
-					tolerance, &changed, &err) != ORRERY_OK) {
-		n_refused++;
-		info("select/orrery: learn: %pJ: measured iteration %" PRId64 " us not taken: %s",
-		     job_ptr, r.iter_us, err.message);
-		return 0;
+	/* Window by window, oldest first: liborrery's rule decides. */
+	for (unsigned w = 0; w < r.n; w++) {
+		int ch = 0;
+
+		if (orrery_cluster_job_measured(c, job_ptr->job_id, r.iter_us[w],
+						tolerance, &ch, &err) != ORRERY_OK) {
+			n_refused++;
+			info("select/orrery: learn: %pJ: measured iteration %" PRId64 " us not taken: %s",
+			     job_ptr, r.iter_us[w], err.message);
+			return 0;
+		}
+		if (ch) {
+			changed = 1;
+			at = r.iter_us[w];
+		}
 	}
 	if (!changed) {
-		debug("select/orrery: learn: %pJ: report %" PRIu64 ": %" PRId64 " us",
-		      job_ptr, r.seq, r.iter_us);
+		debug("select/orrery: learn: %pJ: report %" PRIu64 " (%u windows, newest %" PRId64 " us): no change",
+		      job_ptr, r.seq, r.n, r.iter_us[r.n - 1]);
 		return 0;
 	}
 	s->retimed = now;
 	n_retimed++;
-	info("select/orrery: learn: %pJ modelled at its measured iteration (%" PRId64 " us, report %" PRIu64 "): its link group is solved again",
-	     job_ptr, r.iter_us, r.seq);
+	{
+		int64_t shift = 0, period = 0;
+
+		/* The period liborrery now models it with (its rule's
+		 * choice among the latest windows). */
+		if (orrery_cluster_job_shift_us(c, job_ptr->job_id, &shift,
+						&period) != ORRERY_OK)
+			period = at;
+		info("select/orrery: learn: %pJ modelled at its measured iteration (%" PRId64 " us, report %" PRIu64 "): its link group is solved again",
+		     job_ptr, period, r.seq);
+	}
 	return 1;
 }
 

@@ -1,0 +1,195 @@
+#!/bin/bash
+# tests/learn/cluster.sh - learning the period inside Slurm (select-orrery(8)
+# and spank-orrery(8), LEARNING THE PERIOD) on a real Slurm cluster with
+# select/orrery_cons_tres (learn=0.02, the live channel on) and the SPANK
+# plugin (gate_stats=1):
+#   - job X's profile says 100 ms an iteration; its tasks compute 70 ms
+#     and send one collective of 20 ms (90 ms).  Its batch host reports
+#     the measured iteration in X's AdminComment (ORRM1:), slurmctld
+#     models X at it, re-solves X's link group (shared ungated while X
+#     was modelled at 100 ms beside Y's 90 ms, now rotated) and publishes
+#     X's new gate; every rank applies it and X runs gated at its own
+#     pace, not held to the profile's 100 ms;
+#   - job Y beside X runs as its profile says (90 ms): never reported;
+#   - a malformed report an operator writes is refused with one line and
+#     changes nothing (no user can write one: AdminComment is the
+#     operators', which tests/channel/cluster.sh checks);
+#   - the channel's record in X's AdminComment survives the reports.
+#
+# Usage: tests/learn/cluster.sh [--build-dir DIR] [--state-dir DIR]
+#                               [--port-base P] [--keep]
+# Run as root.  Starts and always stops its own cluster.  Last line:
+# "N passed, M failed".
+set -u -o pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+PROG=cluster.sh
+BUILD=${ORRERY_BUILD_DIR:-$TOP/build}
+STATE=/var/tmp/orrery-learn
+PORT_BASE=19850
+NODES=8
+
+. "$HERE/../lib/tap.sh"
+. "$HERE/../lib/cluster-suite.sh"
+cs_parse_args "$@"
+PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
+GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
+LOOP=$BUILD/tests/runtime/nccl_train_loop
+SEL_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
+cs_require "$PLUGIN" "$GATE" "$LOOP" "$SEL_DIR/select_orrery_cons_tres.so" "$BUILD/lib/.libs/liborrery.so.1"
+cs_extra_cleanup() { rm -rf "$STATE.lib" "$STATE.orrery.conf"; }
+cs_trap
+
+# Copies every user can read (nobody runs a client below).
+rm -rf "$STATE.lib"
+mkdir -p "$STATE.lib"
+chmod 755 "$STATE.lib"
+install -m 755 "$PLUGIN" "$SEL_DIR/select_orrery_cons_tres.so" "$GATE" \
+	"$BUILD/lib/.libs/liborrery.so.1" "$BUILD"/contrib/runtime/.libs/liborrery-runtime.so.0 \
+	"$BUILD"/tests/runtime/fake-nccl/.libs/libnccl.so.2 "$LOOP" "$STATE.lib/"
+export ORRERY_SELECT_PLUGIN_DIR=$STATE.lib
+export LD_LIBRARY_PATH=$STATE.lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+printf '[orrery]\nmode=enforce\nnode_link=100Gbps\nchannel_lead_ms=2000\nlearn=0.02\n[uplinks]\nlevel0=100Gbps\n' \
+	>"$STATE.orrery.conf"
+
+cs_up learn "select orrery, live channel, learn=0.02" --leaf-size 4 --gpus-per-node 8 \
+	--spank-plugin "$STATE.lib/spank_orrery.so" --select orrery --orrery-conf "$STATE.orrery.conf" \
+	--spank-args "verbose=1 gate_library=$STATE.lib/liborrery-nccl.so channel_poll_ms=1000 gate_stats=1"
+unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
+	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_PHASES_US ORRERY_GATE ORRERY_RECORD \
+	ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE ORRERY_CHANNEL ORRERY_LEARN LD_PRELOAD
+CTLD_LOG=$STATE/log/slurmctld.log
+
+# The task: 70 ms of compute and one collective of 20 MB (20 ms on the
+# fake NCCL's 8 Gb/s) per iteration, N of them: 90 ms an iteration.
+{
+	echo '#!/bin/bash'
+	echo 'tag=$1 n=$2'
+	echo "export ORRERY_RUNTIME_STATS=\"$OUT/\$tag.stats.%r\" ORRERY_RUNTIME_VERBOSE=1 LD_LIBRARY_PATH=$STATE.lib"
+	echo "exec $STATE.lib/nccl_train_loop -n \$n -c 70000 -k 1 -b 20000000 -o \"$OUT/\$tag.loop.\$SLURM_PROCID\""
+} >"$OUT/task.sh"
+chmod 755 "$OUT/task.sh"
+
+submit() {	# TAG ITERATIONS PROFILE: job id
+	timeout 20 sbatch --parsable -J "ln-$1" -N5 -n5 -c1 --comm-profile="$3" --comm-gate=auto \
+		-o "$OUT/$1.out" --wrap "srun $OUT/task.sh $1 $2"
+}
+running() { [ "$(timeout 5 squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
+wait_running() { local i; for i in $(seq 150); do running "$1" && return 0; sleep 0.2; done; return 1; }
+# Job $1's AdminComment: its orrery tokens, space-separated.
+comment() { timeout 10 scontrol show job "$1" 2>/dev/null | grep -o 'ORR[A-Z0-9]*:[^ ]*' | tr '\n' ' ' | sed 's/ $//'; }
+# Key $3 of the $2 token (ORRG1, ORRM1) in job $1's AdminComment.
+token_key() {
+	comment "$1" | tr ' ' '\n' | sed -n "s/^$2:\(.*\)/\1/p" | tr ',' '\n' | sed -n "s/^$3=//p"
+}
+stat_of() { sed -n "s/^$2=//p" "$1" 2>/dev/null; }
+# Median of the intervals between rank 0's releases of iterations $2..$3
+# of loop file prefix $1, in us.
+iter_median() {
+	awk -v a="$2" -v b="$3" '$3 == 0 && $2 >= a && $2 <= b { r[$2] = $6 }
+		END { n = 0; for (i = a + 1; i <= b; i++) if ((i in r) && ((i - 1) in r)) d[n++] = r[i] - r[i - 1];
+		      if (!n) { print 0; exit } asort(d); print d[int((n + 1) / 2)] }' "$1.loop.0"
+}
+
+# ------------------------------------------------------------------ tests
+# Two jobs of 5 nodes on leaves of 4 (one core each: they share nodes),
+# so both cross the leaves' uplinks: X's profile 100 ms, Y's 90 ms, 20 ms
+# of traffic each at 80 Gb/s on 100 Gb/s uplinks.
+# Y first: X starts gated beside it, on its profile's 100 ms.
+y=$(submit Y 700 'period=90ms;up=0ms+20ms@80Gbps')
+wait_running "$y"
+x=$(submit X 600 'period=100ms;up=0ms+20ms@80Gbps')
+if wait_running "$x" && wait_running "$y"; then
+	ok "jobs X ($x) and Y ($y) run: $(timeout 5 squeue -h -j "$x,$y" -o '%i:%N' | tr '\n' ' ')"
+else
+	not_ok "jobs X and Y run" "$(tail -n 5 "$OUT/X.out" "$OUT/Y.out" 2>/dev/null)"; exit 1
+fi
+grep -q "learn=0.02" "$CTLD_LOG" && ok "slurmctld says learn=0.02 at its start" ||
+	not_ok "slurmctld says learn=0.02" "$(grep 'select/orrery: mode=' "$CTLD_LOG" | tail -n 1)"
+
+# X's batch host reports twice (two windows of 8 iterations, about 2 s),
+# the controller scans every 5 s: the retime within 30 s of X's start.
+retimed=""
+for _ in $(seq 150); do
+	retimed=$(grep -o "learn: JobId=$x modelled at its measured iteration ([0-9]* us" "$CTLD_LOG" | head -n 1)
+	[ -n "$retimed" ] && break
+	sleep 0.2
+done
+meas=$(echo "$retimed" | sed -n 's/.*(\([0-9]*\) us/\1/p')
+if [ -n "$meas" ] && [ "$meas" -ge 89000 ] && [ "$meas" -le 96000 ]; then
+	ok "X modelled at its measured iteration: $meas us (profile 100 ms, tasks 70 ms of compute and 20 ms of collective; report $(token_key "$x" ORRM1 seq))"
+else
+	not_ok "X modelled at its measured iteration (89-96 ms)" "log: ${retimed:-none}" "AdminComment: $(comment "$x")" \
+		"$(grep -h 'learn' "$OUT/X.out" "$STATE"/log/slurmd.*.log 2>/dev/null | tail -n 5)"
+fi
+
+# The new gate: on, at a period within 2 % of the measurement, applied by
+# every rank of X.
+sleep 4	# channel_lead_ms (2 s) and a poll (1 s)
+gp=$(token_key "$x" ORRG1 period_us) gg=$(token_key "$x" ORRG1 gen) gon=$(token_key "$x" ORRG1 gate)
+bad=""
+for r in 0 1 2 3 4; do
+	f=$OUT/X.stats.$r
+	[ "$(stat_of "$f" channel_gen)" = "$gg" ] || bad="$bad rank$r:gen=$(stat_of "$f" channel_gen)"
+	[ "$(stat_of "$f" period_us)" = "$gp" ] || bad="$bad rank$r:period=$(stat_of "$f" period_us)"
+done
+if [ "$gon" = on ] && [ -n "$meas" ] && [ -n "$gp" ] &&
+	[ $(( (gp > meas ? gp - meas : meas - gp) * 50 )) -le "$meas" ] && [ -z "$bad" ]; then
+	ok "X's new gate published and applied on its 5 ranks: gen $gg, period $gp us"
+else
+	not_ok "X's new gate (period within 2 % of $meas us) applied on every rank" \
+		"ORRG1: gate=$gon period_us=$gp gen=$gg" "$bad"
+fi
+
+# What X's user sees: the gate now on X (rotated with Y, whose period
+# is X's own again) holds it to its measured iteration, not to its
+# profile's 100 ms, which a gate on the profile would.  (Before the
+# retime the two periods, 100 and 90 ms, could not be rotated apart and
+# the group shared the links ungated.)
+for _ in $(seq 100); do
+	last=$(awk '$3 == 0 { n = $2 } END { print n + 0 }' "$OUT/X.loop.0" 2>/dev/null)
+	[ "${last:-0}" -ge 40 ] && break
+	sleep 0.2
+done
+sleep 3
+last=$(awk '$3 == 0 { n = $2 } END { print n + 0 }' "$OUT/X.loop.0")
+before=$(iter_median "$OUT/X" 2 12)
+after=$(iter_median "$OUT/X" $(( last - 20 )) "$last")
+gated=$(( $(stat_of "$OUT/X.stats.0" phases) - $(stat_of "$OUT/X.stats.0" passthrough) ))
+if [ -n "$meas" ] && [ "$after" -gt 0 ] && [ $(( after * 100 )) -le $(( meas * 105 )) ] &&
+	[ "$after" -lt 95000 ] && [ "$gated" -gt 0 ]; then
+	ok "X gated on its measured iteration runs at it: median $after us (measured $meas us, profile 100000 us; $before us before, ungated)"
+else
+	not_ok "X gated on its measured iteration runs at it (at most 5 % above $meas us, below 95 ms)" \
+		"median $after us over iterations $((last - 20))-$last, $before us over 2-12; gated phases on rank 0: $gated"
+fi
+
+# Y runs as its profile says: no report, its model untouched.
+if [ -z "$(token_key "$y" ORRM1 seq)" ] && ! grep -q "learn: JobId=$y " "$CTLD_LOG"; then
+	ok "Y, at its profile's period, was never reported nor retimed"
+else
+	not_ok "Y never reported" "AdminComment: $(comment "$y")" "$(grep "learn: JobId=$y " "$CTLD_LOG" | head -n 3)"
+fi
+
+# An operator's malformed report: one line, nothing changes.
+before_gen=$(token_key "$y" ORRG1 gen)
+nlog=$(wc -l <"$CTLD_LOG")
+timeout 10 scontrol update jobid="$y" AdminComment="$(comment "$y") ORRM1:seq=9,iter_us=50000,env=LD_PRELOAD" >/dev/null 2>&1
+sleep 7
+said=$(tail -n +"$nlog" "$CTLD_LOG" | grep -c "learn: JobId=$y: malformed ORRM1: report")
+if [ "$said" = 1 ] && ! tail -n +"$nlog" "$CTLD_LOG" | grep -q "learn: JobId=$y modelled" &&
+	[ "$(token_key "$y" ORRG1 gen)" = "$before_gen" ]; then
+	ok "a malformed report is refused in one line and changes nothing"
+else
+	not_ok "a malformed report refused in one line" "lines: $said" "$(tail -n +"$nlog" "$CTLD_LOG" | grep learn | head -n 3)"
+fi
+# The channel's record stays in X's AdminComment beside the reports.
+if [ -n "$(token_key "$x" ORRG1 gen)" ] && [ -n "$(token_key "$x" ORR1 period_us)" ]; then
+	ok "X's AdminComment keeps ORR1: and the channel's ORRG1: beside ORRM1:"
+else
+	not_ok "X's AdminComment keeps its records" "$(comment "$x")"
+fi
+timeout 10 scancel "$x" "$y"
+for j in "$x" "$y"; do cs_wait_job "$j" 60 >/dev/null; done
+true
