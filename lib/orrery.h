@@ -447,8 +447,9 @@ const orrery_profile_t *orrery_cluster_job_profile(const orrery_cluster_t *c,
  * ORRERY_ERANGE, the job left as it was: the measurement is outside half
  * to twice the profile's period, or leaves no compute.  Not in the state
  * file: a reloaded cluster takes the retimed pattern as the job's profile.
- * orrery-sim --learn-periods drives this; select/orrery does not yet (no
- * channel carries measurements from the job to slurmctld). */
+ * orrery-sim --learn-periods drives this, and select/orrery with
+ * orrery.conf learn=TOL (the job's batch host reports its windows,
+ * select-orrery(8) LEARNING THE PERIOD). */
 int orrery_cluster_job_measured(orrery_cluster_t *c, uint32_t job_id,
 				int64_t iteration_us, double tolerance,
 				int *changed, orrery_error_t *err);

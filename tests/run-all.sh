@@ -14,10 +14,12 @@
 #    (contrib/slurm-root/build; cached in _build/trixie-root; in the
 #    background from step 1 on, beside the 22.05 build), builds orrery
 #    against 24.11.5 inside it and runs the integration, select, runtime,
-#    channel, discover and stress suites there against real 24.11 daemons
+#    channel, learn, discover and stress suites there against real 24.11
+#    daemons
 #    (--skip-2411 leaves it out, --only-2411 runs only this part;
 #    ORRERY_2411_PORT_BASE moves its ports, default 21000: integration +0,
-#    select +40, stress +60, runtime +100, channel +200, discover +300;
+#    select +40, stress +60, runtime +100, channel +200, discover +300,
+#    learn +400;
 #    ORRERY_2411_STATE_PREFIX its state dirs, default /var/tmp/orrery).
 # Each suite's header names the Slurm release it runs against, and each
 # suite's result line its time.
@@ -261,6 +263,9 @@ if [ $skip_cluster -eq 0 ]; then
 		step "live channel ($sv): gates re-aligned in running jobs when a neighbour leaves, fails or is requeued, user tampering, kill -9 of slurmctld inside the saver gap"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/channel/cluster.sh" --build-dir "$build/obj"
 		record "channel (live re-alignment, $sv)" $?
+		step "learning the period ($sv): a job's measured iteration from its batch host to slurmctld, its group re-solved, the new gate on its ranks, sacct"
+		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/learn/cluster.sh" --build-dir "$build/obj"
+		record "learn (measured periods, $sv)" $?
 		step "netbed ($sv): two TCP ring jobs through Slurm in a namespace fabric, cons_tres vs orrery's gate, drop-tail and fair-arbitrated uplinks (real packets)"
 		ORRERY_SELECT_PLUGIN_DIR=$plugins "$top/tests/netbed/run.sh" --build-dir "$build/obj"
 		record "netbed (real packets, $sv)" $?
@@ -286,7 +291,7 @@ fi  # only_2411
 # the tools compile against 24.11), no options, fidelity or netbed suites
 # (Slurm's option table, the simulator's agreement and real packets, which
 # 22.05 covers), and the stress burst at 200 jobs instead of 1000.  The
-# runtime, channel and discover suites run: the gate, its statistics and
+# runtime, channel, learn and discover suites run: the gate, its statistics and
 # counters in sacct, and the live channel go through the SPANK plugin,
 # slurmd's prolog and epilog and AdminComment updates, which differ by
 # release.
@@ -364,6 +369,10 @@ if [ $skip_cluster -eq 0 ] && [ $skip_2411 -eq 0 ]; then
 			R env ORRERY_SELECT_PLUGIN_DIR="$plugins24" "$top/tests/channel/cluster.sh" \
 				--build-dir "$build/obj-24.11" --state-dir "$s24-ch-2411" --port-base $((p24 + 200))
 			record "channel (live re-alignment, $sv24)" $?
+			step "learning the period ($sv24): a job's measured iteration from its batch host to slurmctld, its group re-solved, the new gate on its ranks"
+			R env ORRERY_SELECT_PLUGIN_DIR="$plugins24" "$top/tests/learn/cluster.sh" \
+				--build-dir "$build/obj-24.11" --state-dir "$s24-ln-2411" --port-base $((p24 + 400))
+			record "learn (measured periods, $sv24)" $?
 		else
 			record "select plugin ($sv24, not built)" 1
 		fi

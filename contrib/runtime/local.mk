@@ -82,7 +82,7 @@ tests_runtime_nccl_train_loop_LDADD = tests/runtime/fake-nccl/libnccl.la -lpthre
 tests_runtime_nccl_train_loop_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += tests/runtime/nccl.sh
 EXTRA_DIST += tests/runtime/nccl.sh tests/runtime/releases.awk tests/runtime/cluster.sh \
-	tests/channel/cluster.sh
+	tests/channel/cluster.sh tests/learn/cluster.sh
 
 # The GPU machine check (a real NCCL program under the interposer; plain
 # gcc, run by hand where a GPU is lent) and the man pages.

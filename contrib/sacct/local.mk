@@ -4,6 +4,7 @@ bin_PROGRAMS += contrib/sacct/orrery-sacct
 contrib_sacct_orrery_sacct_SOURCES = contrib/sacct/orrery-sacct.c \
 	plugins/select/orrery/admin_record.c plugins/select/orrery/admin_record.h \
 	plugins/channel/channel_record.c plugins/channel/channel_record.h \
+	plugins/channel/measure_record.c plugins/channel/measure_record.h \
 	contrib/inventory/counters.c contrib/inventory/counters.h \
 	contrib/inventory/gate_stats.c contrib/inventory/gate_stats.h \
 	plugins/common/admin_comment.c plugins/common/admin_comment.h \

@@ -24,6 +24,7 @@
 
 #include "admin_record.h"
 #include "channel_record.h"
+#include "measure_record.h"
 #include "counters.h"
 #include "gate_stats.h"
 #include "hostlist_slurm.h"
@@ -69,7 +70,8 @@ enum { C_JOBID, C_NAME, C_STATE, C_NODES, C_PERIOD, C_SHIFT, C_SMIN,
        C_SMEAN, C_LINKS, C_CNODES, C_TX, C_RX, C_WAIT, C_ECN, C_CNPH, C_CNPS,
        C_PATTERN, C_REQUESTED, C_FALLBACK, C_MISSING, C_REALIGNED,
        C_LASTGATE, C_HELD, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT, C_GMISSED,
-       C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_ITER, C_POFF, C_IRANGE, N_COLS };
+       C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_ITER, C_POFF, C_IRANGE,
+       C_REPORTED, N_COLS };
 static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"JobID", "JobName", "State", "NodeList", "GatePeriod", "Shift",
 	"ScoreMin", "ScoreMean", "Links", "CtrNodes", "TxBytes", "RxBytes",
@@ -77,13 +79,13 @@ static const char *headers[N_COLS + 1] = {	/* NULL-terminated: g_strjoinv */
 	"Requested", "Fallback", "CtrMissing", "Realigned", "LastGate", "Held",
 	"GateNodes", "GateTasks", "GatePhases", "OnSlot", "GateMissed",
 	"GateWait", "Rearmed", "GateOff", "StatsMissing", "Iteration", "ProfileOff",
-	"IterRange", NULL
+	"IterRange", "Reported", NULL
 };
 /* The default view's order: what was asked, what orrery did with it,
  * what the network saw; the resolved pattern (long) last. */
 static const int human_order[N_COLS] = {
 	C_JOBID, C_NAME, C_STATE, C_NODES, C_REQUESTED, C_FALLBACK, C_HELD, C_PERIOD,
-	C_SHIFT, C_REALIGNED, C_LASTGATE, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT,
+	C_SHIFT, C_REALIGNED, C_LASTGATE, C_REPORTED, C_GNODES, C_GTASKS, C_GPHASES, C_ONSLOT,
 	C_GMISSED, C_GWAIT, C_REARMED, C_GOFF, C_SMISSING, C_ITER, C_POFF, C_IRANGE, C_SMIN, C_SMEAN, C_LINKS, C_CNODES, C_MISSING, C_TX, C_RX,
 	C_WAIT, C_ECN, C_CNPH, C_CNPS, C_PATTERN,
 };
@@ -288,6 +290,22 @@ static GPtrArray *row_of(const char *line, int *is_orrery)
 				SET(C_LASTGATE, g_strdup_printf("off(%s)", g.mode));
 		} else if (grc < 0) {
 			SET(C_REALIGNED, g_strdup("bad"));
+		}
+	}
+	/* Learning the period (select-orrery(8)): the newest measured
+	 * iteration the job's batch host reported, and how many reports. */
+	{
+		orrm_record_t m;
+		char why[128];
+		int mrc = orrm_parse_comment(f[5], &m, why, sizeof(why));
+
+		if (mrc == 1) {
+			*is_orrery = 1;
+			SET(C_REPORTED, g_strdup_printf("%.3fms(%" G_GUINT64_FORMAT ")",
+							m.iter_us[m.n - 1] / 1000.0,
+							(guint64) m.seq));
+		} else if (mrc < 0) {
+			SET(C_REPORTED, g_strdup("bad"));
 		}
 	}
 	/* Congestion counters: summed over the nodes that recorded them; a

@@ -176,8 +176,8 @@ public:
 	// --learn-periods: orrery_cluster_job_measured models the job at its
 	// measured iteration and the group is re-solved.  A measurement
 	// liborrery refuses (outside half to twice the profile's period, or no
-	// compute left) leaves the job as it was.  select/orrery does not do
-	// this yet (no channel from the job to slurmctld).
+	// compute left) leaves the job as it was.  select/orrery does the
+	// same with orrery.conf learn=TOL (plugins/select/orrery/learn.c).
 	bool measured(const JobSpec &job, int64_t iteration_us) override
 	{
 		if (!(learn_tolerance >= 0) || !shifts_ || cassini_ ||

@@ -438,6 +438,12 @@ case $line in
 "$a|$gfinal|"*"("*")") ok "orrery-sacct: A re-aligned $gfinal times, last gate ${line##*|}" ;;
 *) not_ok "orrery-sacct shows A's re-alignments and last gate" "got '$line'" ;;
 esac
+# learn= is off here: A ran about 51 ms an iteration on a 100 ms profile
+# and its nodes reported nothing (select-orrery(8), LEARNING THE PERIOD).
+rep=$(timeout 20 "$SACCT_TOOL" -j "$a" -o reported --parsable --noheader 2>/dev/null | head -n 1)
+[ "$rep" = - ] && ! grep -q "learn:" "$CTLD_LOG" &&
+	ok "learn= off: no report of A's measured iteration, nothing learned" ||
+	not_ok "learn= off: nothing reported" "Reported: '$rep'" "$(grep 'learn:' "$CTLD_LOG" | head -n 3)"
 # gate_stats=1: A was cancelled, so its tasks never wrote statistics at
 # exit; with the live channel they rewrite them every 2 s, and the epilog
 # publishes what the last rewrite held: all 5 tasks, gated.

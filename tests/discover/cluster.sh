@@ -150,9 +150,9 @@ row=$(sacct_row "$J2" 1)
 # fields 1-17, 18 Requested and 19 Fallback (no profile, so -), 20
 # CtrMissing (its one node recorded: -), 21 Realigned and 22 LastGate
 # (no channel record: -), 23 Held (never held: -), 24-32 the gate's
-# statistics and 33-35 Iteration, ProfileOff and IterRange (gate_stats is
-# off here: -)
-want="$J2|dc-ib|COMPLETED|node04|-|-|-|-|-|1|0|0|0|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-"
+# statistics, 33-35 Iteration, ProfileOff and IterRange (gate_stats is
+# off here: -) and 36 Reported (no learn=: -)
+want="$J2|dc-ib|COMPLETED|node04|-|-|-|-|-|1|0|0|0|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-"
 if [ "$row" = "$want" ]; then
 	ok "InfiniBand node, idle job: zero traffic, no RoCE counters (shown as -)"
 else

@@ -14,7 +14,8 @@
 #   - a malformed report an operator writes is refused with one line and
 #     changes nothing (no user can write one: AdminComment is the
 #     operators', which tests/channel/cluster.sh checks);
-#   - the channel's record in X's AdminComment survives the reports.
+#   - the channel's record in X's AdminComment survives the reports;
+#   - orrery-sacct's Reported column shows X's reports.
 #
 # Usage: tests/learn/cluster.sh [--build-dir DIR] [--state-dir DIR]
 #                               [--port-base P] [--keep]
@@ -192,4 +193,23 @@ else
 fi
 timeout 10 scancel "$x" "$y"
 for j in "$x" "$y"; do cs_wait_job "$j" 60 >/dev/null; done
+# Accounting: orrery-sacct shows what X's batch host reported; Y's only
+# ORRM1: is the malformed one written above.
+SACCT_TOOL=$BUILD/contrib/sacct/orrery-sacct
+for _ in $(seq 60); do
+	line=$(timeout 20 "$SACCT_TOOL" -j "$x,$y" -o jobid,reported,lastgate --parsable --noheader 2>/dev/null | sort | tr '\n' ' ')
+	case $line in *"$x|"[0-9]*"ms("[0-9]*")|"*) break ;; esac
+	sleep 0.5
+done
+xr=$(echo "$line" | tr ' ' '\n' | sed -n "s/^$x|\([^|]*\)|.*/\1/p")
+yr=$(echo "$line" | tr ' ' '\n' | sed -n "s/^$y|\([^|]*\)|.*/\1/p")
+case $xr in
+9[0-5].*"ms("[1-9]*")")
+	if [ "$yr" = bad ]; then
+		ok "orrery-sacct: X reported $xr (newest window, reports); Y, never reported, shows the operator's malformed one as bad"
+	else
+		not_ok "orrery-sacct: Y's malformed report shows as bad" "got '$line'"
+	fi ;;
+*) not_ok "orrery-sacct shows X's reported iteration" "got '$line'" ;;
+esac
 true

@@ -34,15 +34,15 @@ out=$("$tool" --sacct "$fake" --parsable --noheader --orrery-only)
 check "--parsable --noheader --orrery-only" \
 	test "$(printf '%s\n' "$out" | cut -d'|' -f1 | tr '\n' ' ')" = "11 14 19 20 15 16 "
 check "parsable fields (every column, fixed positions)" \
-	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '11|heavy-a|COMPLETED|node\[001-004\]|100.000ms|50.000ms|1.000|1.000|2|-|-|-|-|-|-|-|period=100ms;up=0s+50ms@80Gbps|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 check "congestion counters summed over nodes; ECN/CNP only where recorded" \
-	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '15|congested|COMPLETED|node\[008-009\]|100.000ms|0.000ms|0.250|0.500|1|2|5000|10000|1000|12|7|5|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 check "counters without ORR1:, a malformed node record flagged, not summed" \
-	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '16|measured|COMPLETED|node010|-|-|-|-|-|1+bad|64|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 check "a node without its counter record is named: lost long after the end" \
-	grep -qx '19|partial|COMPLETED|node\[020-022\]|-|-|-|-|-|2|30|-|-|-|-|-|-|-|-|node021(lost)|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '19|partial|COMPLETED|node\[020-022\]|-|-|-|-|-|2|30|-|-|-|-|-|-|-|-|node021(lost)|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 check "... and pending right after the end" \
-	grep -qx '20|fresh|COMPLETED|node\[023-024\]|-|-|-|-|-|1|5|-|-|-|-|-|-|-|-|node023(pending)|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
+	grep -qx '20|fresh|COMPLETED|node\[023-024\]|-|-|-|-|-|1|5|-|-|-|-|-|-|-|-|node023(pending)|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-' <<<"$out"
 
 # The gate's own statistics (ORRS1:, one per node, spank-orrery(8)
 # gate_stats=1): summed over the nodes' tasks.
@@ -69,13 +69,20 @@ check "... no profile recorded (no ORR1:): the iteration alone; a record without
 # The live channel's record: re-alignments and the last gate.
 out=$(FAKE_SACCT_SET=channel "$tool" --sacct "$fake")
 check "channel: Realigned and LastGate columns after Shift" \
-	bash -c "head -n 1 <<<'$out' | grep -Eq '^JobID +JobName +State +NodeList +GatePeriod +Shift +Realigned +LastGate +ScoreMin'"
+	bash -c "head -n 1 <<<'$out' | grep -Eq '^JobID +JobName +State +NodeList +GatePeriod +Shift +Realigned +LastGate +Reported +ScoreMin'"
 check "channel: re-aligned twice, gate off at the end (last neighbour left)" \
 	grep -Eq '^21 +moved +COMPLETED +node\[001-002\] +100\.000ms +50\.000ms +2 +off\(alone\) ' <<<"$out"
 check "channel: re-aligned once onto a common period (time division)" \
 	grep -Eq '^23 +moved2 +COMPLETED +node\[003-004\] +100\.000ms +0\.000ms +1 +150\.000ms\+50\.000ms\(divide\) ' <<<"$out"
 check "channel: a malformed record says bad" \
 	grep -Eq '^22 +tampered +COMPLETED +node005 +- +- +bad ' <<<"$out"
+check "learning the period: job 23's batch host reported 3 times, the newest window 90.8 ms" \
+	grep -Eq '^23 +moved2 +COMPLETED +node\[003-004\] +100\.000ms +0\.000ms +1 +150\.000ms\+50\.000ms\(divide\) +90\.800ms\(3\) ' <<<"$out"
+check "learning the period: none reported (job 21): a dash; a malformed report (job 31): bad" \
+	bash -c "grep -Eq '^21 +moved .*off\(alone\) +- ' <<<'$out' && grep -Eq '^31 +misreported .* +bad ' <<<'$out'"
+out=$(FAKE_SACCT_SET=channel "$tool" --sacct "$fake" --parsable --noheader)
+check "learning the period: Reported is parsable field 36" \
+	bash -c "grep -q '^23|' <<<'$out' && test \"\$(grep '^23|' <<<'$out' | cut -d'|' -f36)\" = '90.800ms(3)'"
 
 # Admission: how long a job was held before it started.
 out=$(FAKE_SACCT_SET=held "$tool" --sacct "$fake")
