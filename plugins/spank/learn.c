@@ -133,6 +133,16 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 	if (!ln.on || !slurm_update_job || !slurm_init_job_desc_msg ||
 	    !batch_host || strcmp(batch_host, ln.node))
 		return;
+	/* Numbered after the newest report there: another step's poller
+	 * (or this node's, before a restart) may have made it. */
+	{
+		orrm_record_t have;
+		char why[64];
+
+		if (orrm_parse_comment(admin_comment, &have, why, sizeof(why)) == 1 &&
+		    have.seq > ln.seq)
+			ln.seq = have.seq;
+	}
 	if (osp_gate_stats_now(ln.node, ln.job_id, ln.uid, &t) < 0 ||
 	    !t.gated || !t.iter_us || t.iter_us > (uint64_t)ORRM_ITER_MAX_US)
 		return;
@@ -150,7 +160,7 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 		return;		/* liborrery needs two windows */
 	/* While off its launch period, once a minute again: a report the
 	 * controller did not take (a minute after a retime) is taken then. */
-	resend = ln.seq && (ln.last_us - ln.launch_us > ln.tol * ln.launch_us ||
+	resend = ln.last_at && (ln.last_us - ln.launch_us > ln.tol * ln.launch_us ||
 			    ln.launch_us - ln.last_us > ln.tol * ln.launch_us) &&
 		 now - ln.last_at >= LEARN_RESEND_S;
 	if (!off(ln.win[ln.n - 1], ln.ref_us) && !resend)

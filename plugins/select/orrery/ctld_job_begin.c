@@ -25,6 +25,7 @@
 
 #include "admin_record.h"
 #include "channel.h"
+#include "learn.h"
 
 /* Is entry NAME=...? */
 static bool env_entry_is(const char *e, const char *name)
@@ -249,6 +250,7 @@ void orrery_ctld_job_begin(job_record_t *job_ptr)
 	}
 	if (rec)
 	admin_comment_set(job_ptr, rec);
+	orr_learn_job_begin_locked(job_ptr);
 	/* After ORR1: is there: the newcomer's launch gate is known. */
 	orr_channel_changed_locked(orr_g.cluster, job_ptr->job_id, 1,
 				   orr_ocnf.channel_lead_ms,

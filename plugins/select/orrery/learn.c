@@ -19,14 +19,19 @@
 
 #include <glib.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "slurm/slurm.h"
 #include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
 
 #include "channel.h"
+#include "channel_record.h"
 #include "ctld_state.h"
 #include "learn.h"
 #include "lib_syms.h"
@@ -174,6 +179,23 @@ void orr_learn_scan_locked(orrery_cluster_t *c, double tolerance,
 	orr_channel_changed_locked(c, 0, 0, lead_ms, state_dir);
 	orr_bump_version_locked();
 	orr_save_state_soon_locked();
+}
+
+void orr_learn_job_begin_locked(job_record_t *job_ptr)
+{
+	char *merged;
+
+	if (jobs)
+		g_hash_table_remove(jobs, GUINT_TO_POINTER(job_ptr->job_id));
+	if (!job_ptr->admin_comment || !strstr(job_ptr->admin_comment, ORRM_TAG))
+		return;
+	/* A requeued job: its previous run's report is not this run's. */
+	merged = orrc_comment_replace(job_ptr->admin_comment, ORRM_TAG, "");
+	if (!merged)
+		return;
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = xstrdup(merged);
+	free(merged);
 }
 
 void orr_learn_stats(uint64_t *taken, uint64_t *refused, uint64_t *retimed)

@@ -25,6 +25,10 @@
  * taken.  Job write lock and orr_ctld_lock held; no disk, no network. */
 void orr_learn_scan_locked(orrery_cluster_t *c, double tolerance,
 			   uint32_t lead_ms, const char *state_dir);
+/* job_begin (also of a requeued job): a report left in its AdminComment
+ * by an earlier run is removed, and what was taken from it forgotten: the
+ * node's reports of this run count from 1.  Job write lock held. */
+void orr_learn_job_begin_locked(job_record_t *job_ptr);
 /* Reports taken, refused (malformed, or liborrery's error), and jobs
  * retimed, since the start. */
 void orr_learn_stats(uint64_t *taken, uint64_t *refused, uint64_t *retimed);
