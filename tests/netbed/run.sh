@@ -97,6 +97,9 @@
 # NETBED_CHANNELS (the trainer's --channels: connections per ring
 # neighbour, default 1), NETBED_GATE_MARGIN (percent: the clusters'
 # spank-orrery gate_margin= and orrery-sim's --gate-margin; default 0),
+# NETBED_PROFILE_ERROR (percent: scenarios a, a-fair, a3 and b give
+# their profiles this much more compute than the trainer does, negative
+# less; default 0), NETBED_LEARN (select/orrery's learn=, default off),
 # NETBED_HOLD (scenario h's hold= rule, default
 # 0.5,120), NETBED_SEED and NETBED_MIX_JOBS (scenario r's draw and
 # size, default 1 and 8), NETBED_TAG (the fabric's tag, default pPORT).
@@ -167,6 +170,17 @@ CHANNELS=${NETBED_CHANNELS:-1}
 GATE_MARGIN=${NETBED_GATE_MARGIN:-0}
 [[ $GATE_MARGIN =~ ^[0-9]{1,2}(\.[0-9]{1,2})?$ ]] && awk -v m="$GATE_MARGIN" 'BEGIN { exit !(m <= 20) }' ||
 	{ echo "$PROG: NETBED_GATE_MARGIN: $GATE_MARGIN (accepted: a percentage 0 to 20, two decimals)" >&2; exit 2; }
+# Profiles that are wrong, and learning the period: the profile's
+# compute PROFILE_ERROR percent off the trainer's (the trainer computes
+# COMPUTE_MS, its profile says COMPUTE_MS x (1 + PROFILE_ERROR / 100));
+# LEARN: select/orrery's orrery.conf learn= (select-orrery(8), LEARNING
+# THE PERIOD).  The simulator still runs the jobs as their profiles say.
+PROFILE_ERROR=${NETBED_PROFILE_ERROR:-0}
+[[ $PROFILE_ERROR =~ ^-?[0-9]{1,2}(\.[0-9])?$ ]] && awk -v e="$PROFILE_ERROR" 'BEGIN { exit !(e > -50 && e < 50) }' ||
+	{ echo "$PROG: NETBED_PROFILE_ERROR: $PROFILE_ERROR (accepted: a percentage above -50 and below 50, one decimal)" >&2; exit 2; }
+LEARN=${NETBED_LEARN:-}
+[ -z "$LEARN" ] || { [[ $LEARN =~ ^0\.[0-9]{1,4}$ ]] && awk -v l="$LEARN" 'BEGIN { exit !(l > 0 && l <= 0.5) }'; } ||
+	{ echo "$PROG: NETBED_LEARN: $LEARN (accepted: a fraction above 0 up to 0.5, e.g. 0.02)" >&2; exit 2; }
 # A job's window stays WINDOW whatever its channels: each of its K
 # connections gets WINDOW / K, so that one job alone still fits a queue.
 WINDOW=$((WINDOW / CHANNELS))
@@ -316,9 +330,10 @@ each_policy() {
 			cur=$conf
 			case $conf in
 			cons_tres) cs_up "$SCEN-cons_tres" "select/cons_tres, fabric $TAG" "${copts[@]}" --select cons_tres ;;
-			orrery) cs_up "$SCEN-orrery" "select/orrery_cons_tres, fabric $TAG" "${copts[@]}" --select orrery \
-				--orrery-conf "$FAB/orrery.conf" ;;
-			hold) { cat "$FAB/orrery.conf"; echo "hold=$HOLD_RULE"; } >"$FAB/orrery-hold.conf"
+			orrery) { cat "$FAB/orrery.conf"; [ -z "$LEARN" ] || echo "learn=$LEARN"; } >"$FAB/orrery-run.conf"
+				cs_up "$SCEN-orrery" "select/orrery_cons_tres${LEARN:+ with learn=$LEARN}, fabric $TAG" "${copts[@]}" --select orrery \
+				--orrery-conf "$FAB/orrery-run.conf" ;;
+			hold) { cat "$FAB/orrery.conf"; echo "hold=$HOLD_RULE"; [ -z "$LEARN" ] || echo "learn=$LEARN"; } >"$FAB/orrery-hold.conf"
 			      cs_up "$SCEN-orrery-hold" "select/orrery_cons_tres with hold=$HOLD_RULE, fabric $TAG" "${copts[@]}" \
 				--select orrery --orrery-conf "$FAB/orrery-hold.conf" ;;
 			esac
@@ -366,7 +381,8 @@ scenario() {
 	up_ms=$("$TRAINER" --print-profile --ranks $RANKS --bytes $BYTES --compute-ms 0 --rate $UPLINK_MBIT \
 		--efficiency $EFFICIENCY | sed -n 's/^period=\([0-9]*\)ms;.*/\1/p')
 	COMPUTE_MS=${NETBED_COMPUTE_MS:-$up_ms}
-	PROFILE=$("$TRAINER" --print-profile --ranks $RANKS --bytes $BYTES --compute-ms $COMPUTE_MS \
+	PROFILE=$("$TRAINER" --print-profile --ranks $RANKS --bytes $BYTES \
+		--compute-ms "$(awk -v c="$COMPUTE_MS" -v e="$PROFILE_ERROR" 'BEGIN { printf "%d", c * (1 + e / 100) + 0.5 }')" \
 		--rate $UPLINK_MBIT --efficiency $EFFICIENCY)
 	echo "# scenario $SCEN: profile $PROFILE"
 	fabric_up
