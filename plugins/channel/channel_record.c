@@ -35,7 +35,7 @@ int orrc_format_file(uint32_t job_id, const orrc_record_t *r, char *out,
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-static int num(const char *s, size_t n, int64_t *out)
+int orrc_parse_num(const char *s, size_t n, int64_t *out)
 {
 	char buf[24];
 	char *end;
@@ -52,7 +52,6 @@ static int num(const char *s, size_t n, int64_t *out)
 	*out = v;
 	return 0;
 }
-
 
 /* One key=value (value of length vn) into r; -1 bad, else the key's bit. */
 static int field(orrc_record_t *r, const char *k, size_t kn, const char *v,
@@ -85,7 +84,7 @@ static int field(orrc_record_t *r, const char *k, size_t kn, const char *v,
 	case 8:
 		return -1;	/* unknown key */
 	default:
-		if (num(v, vn, &x) < 0)
+		if (orrc_parse_num(v, vn, &x) < 0)
 			return -1;
 		if (i == 0)
 			r->gen = (uint64_t)x;
@@ -161,32 +160,43 @@ static int parse_pairs(const char *s, size_t n, char sep, orrc_record_t *r,
 	return 0;
 }
 
-int orrc_parse_comment(const char *ac, orrc_record_t *r, char *why,
-		       size_t wl)
+int orrc_find_token(const char *comment, const char *tag, const char **tok,
+		    size_t *n, char *why, size_t wl)
 {
-	const char *p = ac, *tok = NULL;
-	size_t n;
-	int seen = 0;
+	const size_t tl = strlen(tag);
+	const char *p = comment;
 
-	memset(r, 0, sizeof(*r));
+	*tok = NULL;
+	*n = 0;
 	while (p && *p) {
 		size_t l = strcspn(p, " ");
 
-		if (l > strlen(ORRC_TAG) && !strncmp(p, ORRC_TAG, strlen(ORRC_TAG))) {
-			if (tok) {
-				snprintf(why, wl, "two " ORRC_TAG " records");
+		if (l >= tl && !strncmp(p, tag, tl)) {
+			if (*tok) {
+				snprintf(why, wl, "two %s records", tag);
+				*tok = NULL;
 				return -1;
 			}
-			tok = p;
+			*tok = p + tl;
+			*n = l - tl;
 		}
 		p += l;
 		while (*p == ' ')
 			p++;
 	}
-	if (!tok)
-		return 0;
-	tok += strlen(ORRC_TAG);
-	n = strcspn(tok, " ");
+	return *tok ? 1 : 0;
+}
+
+int orrc_parse_comment(const char *ac, orrc_record_t *r, char *why,
+		       size_t wl)
+{
+	const char *tok;
+	size_t n;
+	int seen = 0, rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((rc = orrc_find_token(ac, ORRC_TAG, &tok, &n, why, wl)) <= 0)
+		return rc;
 	if (parse_pairs(tok, n, ',', r, &seen, NULL, why, wl) < 0)
 		return -1;
 	return complete(r, seen, why, wl);

@@ -44,6 +44,14 @@ int orrc_parse_comment(const char *admin_comment, orrc_record_t *r,
 /* Parse a channel file's text for job_id: 1 valid, -1 invalid (why). */
 int orrc_parse_file(const char *text, uint32_t job_id, orrc_record_t *r,
 		    char *why, size_t whylen);
+/* The one token of a comment's space-separated tokens that starts with
+ * tag: 1 (*tok after the tag, *n the rest's length), 0 none, -1 two of
+ * them (why filled). */
+int orrc_find_token(const char *comment, const char *tag, const char **tok,
+		    size_t *n, char *why, size_t whylen);
+/* The n characters at s as a plain decimal number (digits only, at most
+ * 19 of them): 0, or -1.  Shared by the records' parsers. */
+int orrc_parse_num(const char *s, size_t n, int64_t *out);
 /* AdminComment with `token' in place of any earlier token starting with
  * `tag' (others kept in order).  malloc()ed, NULL on no memory. */
 char *orrc_comment_replace(const char *old, const char *tag,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "channel_record.h"
 #include "measure_record.h"
 
 static int valid(const orrm_record_t *r)
@@ -42,25 +43,6 @@ int orrm_format_token(const orrm_record_t *r, char *out, size_t len)
 	return 0;
 }
 
-/* Digits only, at most 19 of them. */
-static int num(const char *s, size_t n, int64_t *out)
-{
-	char buf[24];
-	char *end;
-	long long v;
-
-	if (n == 0 || n > 19 || strspn(s, "0123456789") < n)
-		return -1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	errno = 0;
-	v = strtoll(buf, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* "A[:B...]", at most max numbers, into v (*n of them). */
 static int list(const char *s, size_t n, unsigned max, int64_t *v,
 		unsigned *count)
@@ -73,7 +55,7 @@ static int list(const char *s, size_t n, unsigned max, int64_t *v,
 
 		if (!c)
 			c = e;
-		if (*count == max || num(s, (size_t)(c - s), &v[*count]) < 0)
+		if (*count == max || orrc_parse_num(s, (size_t)(c - s), &v[*count]) < 0)
 			return -1;
 		(*count)++;
 		if (c == e)
@@ -85,29 +67,14 @@ static int list(const char *s, size_t n, unsigned max, int64_t *v,
 int orrm_parse_comment(const char *comment, orrm_record_t *r, char *why,
 		       size_t wl)
 {
-	const size_t tl = strlen(ORRM_TAG);
-	const char *p = comment, *tok = NULL, *e;
-	int seen = 0;
+	const char *tok, *p, *e;
+	size_t n;
+	int seen = 0, rc;
 
 	memset(r, 0, sizeof(*r));
-	while (p && *p) {
-		size_t l = strcspn(p, " ");
-
-		if (l >= tl && !strncmp(p, ORRM_TAG, tl)) {
-			if (tok) {
-				snprintf(why, wl, "two " ORRM_TAG " records");
-				return -1;
-			}
-			tok = p;
-		}
-		p += l;
-		while (*p == ' ')
-			p++;
-	}
-	if (!tok)
-		return 0;
-	tok += tl;
-	e = tok + strcspn(tok, " ");
+	if ((rc = orrc_find_token(comment, ORRM_TAG, &tok, &n, why, wl)) <= 0)
+		return rc;
+	e = tok + n;
 	for (p = tok; p < e;) {
 		const char *q = memchr(p, ',', (size_t)(e - p));
 		const char *eq;

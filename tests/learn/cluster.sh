@@ -35,32 +35,15 @@ NODES=8
 . "$HERE/../lib/tap.sh"
 . "$HERE/../lib/cluster-suite.sh"
 cs_parse_args "$@"
-PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
-GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
-LOOP=$BUILD/tests/runtime/nccl_train_loop
-SEL_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
-cs_require "$PLUGIN" "$GATE" "$LOOP" "$SEL_DIR/select_orrery_cons_tres.so" "$BUILD/lib/.libs/liborrery.so.1"
-cs_extra_cleanup() { rm -rf "$STATE.lib" "$STATE.orrery.conf"; }
+cs_live_gate_libs
 cs_trap
-
-# Copies every user can read (nobody runs a client below).
-rm -rf "$STATE.lib"
-mkdir -p "$STATE.lib"
-chmod 755 "$STATE.lib"
-install -m 755 "$PLUGIN" "$SEL_DIR/select_orrery_cons_tres.so" "$GATE" \
-	"$BUILD/lib/.libs/liborrery.so.1" "$BUILD"/contrib/runtime/.libs/liborrery-runtime.so.0 \
-	"$BUILD"/tests/runtime/fake-nccl/.libs/libnccl.so.2 "$LOOP" "$STATE.lib/"
-export ORRERY_SELECT_PLUGIN_DIR=$STATE.lib
-export LD_LIBRARY_PATH=$STATE.lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 printf '[orrery]\nmode=enforce\nnode_link=100Gbps\nchannel_lead_ms=2000\nlearn=0.02\n[uplinks]\nlevel0=100Gbps\n' \
 	>"$STATE.orrery.conf"
 
 cs_up learn "select orrery, live channel, learn=0.02" --leaf-size 4 --gpus-per-node 8 \
 	--spank-plugin "$STATE.lib/spank_orrery.so" --select orrery --orrery-conf "$STATE.orrery.conf" \
 	--spank-args "verbose=1 gate_library=$STATE.lib/liborrery-nccl.so channel_poll_ms=1000 gate_stats=1"
-unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
-	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_PHASES_US ORRERY_GATE ORRERY_RECORD \
-	ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE ORRERY_CHANNEL ORRERY_LEARN LD_PRELOAD
+cs_unset_orrery_env
 CTLD_LOG=$STATE/log/slurmctld.log
 
 # The task: 70 ms of compute and one collective of 20 MB (20 ms on the

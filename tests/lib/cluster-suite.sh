@@ -118,3 +118,36 @@ cs_kill_ctld() {
 	done
 	CS_CTLD_STATE=$st
 }
+
+# cs_unset_orrery_env: none of the controller's or the runtime's names
+# leaks from the caller's environment into the jobs the suite submits.
+cs_unset_orrery_env() {
+	unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
+		ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_PHASES_US ORRERY_GATE \
+		ORRERY_GATE_MARGIN_PPM ORRERY_RECORD ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE \
+		ORRERY_CHANNEL ORRERY_LEARN LD_PRELOAD
+}
+
+# cs_live_gate_libs: for the suites that run gated fake-NCCL jobs under
+# select/orrery (channel, learn).  Sets PLUGIN, GATE, LOOP and SEL_DIR from
+# BUILD (and ORRERY_SELECT_PLUGIN_DIR), requires them, and copies them and
+# the libraries they load to $STATE.lib, which every user can read (nobody
+# runs clients; the checkout may be in a directory only root can enter):
+# ORRERY_SELECT_PLUGIN_DIR and LD_LIBRARY_PATH point there.  The copies and
+# $STATE.orrery.conf go at cleanup.  Call before cs_trap.
+cs_live_gate_libs() {
+	PLUGIN=$BUILD/plugins/spank/.libs/spank_orrery.so
+	GATE=$BUILD/contrib/runtime/nccl/.libs/liborrery-nccl.so
+	LOOP=$BUILD/tests/runtime/nccl_train_loop
+	SEL_DIR=${ORRERY_SELECT_PLUGIN_DIR:-$BUILD/plugins/select/orrery/.libs}
+	cs_require "$PLUGIN" "$GATE" "$LOOP" "$SEL_DIR/select_orrery_cons_tres.so" "$BUILD/lib/.libs/liborrery.so.1"
+	cs_extra_cleanup() { rm -rf "$STATE.lib" "$STATE.orrery.conf"; }
+	rm -rf "$STATE.lib"
+	mkdir -p "$STATE.lib"
+	chmod 755 "$STATE.lib"
+	install -m 755 "$PLUGIN" "$SEL_DIR/select_orrery_cons_tres.so" "$GATE" \
+		"$BUILD/lib/.libs/liborrery.so.1" "$BUILD"/contrib/runtime/.libs/liborrery-runtime.so.0 \
+		"$BUILD"/tests/runtime/fake-nccl/.libs/libnccl.so.2 "$LOOP" "$STATE.lib/"
+	export ORRERY_SELECT_PLUGIN_DIR=$STATE.lib
+	export LD_LIBRARY_PATH=$STATE.lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}

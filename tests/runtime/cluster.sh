@@ -48,9 +48,7 @@ cs_trap
 
 cs_up rt "stand-in controller" --leaf-size 2 --gpus-per-node 8 --spank-plugin "$PLUGIN" \
 	--select cons_tres --spank-args "test_controller=1 verbose=1 gate_library=$GATE gate_stats=1 counters_publisher=$PUBLISHER gate_margin=1"
-unset ORRERY_COMM_PROFILE ORRERY_PROFILE ORRERY_PERIOD_US ORRERY_EPOCH_US ORRERY_SHIFT_US \
-	ORRERY_JOB_SCORE ORRERY_PHASE_OFFSET_US ORRERY_PHASE_SPAN_US ORRERY_PHASES_US ORRERY_GATE \
-	ORRERY_GATE_MARGIN_PPM ORRERY_RECORD ORRERY_RUNTIME_STATS ORRERY_RUNTIME_VERBOSE LD_PRELOAD
+cs_unset_orrery_env
 # liborrery-runtime.so.0 from the build tree (installed, it is on the
 # loader's path); srun passes the environment on.
 export LD_LIBRARY_PATH=$RTLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
