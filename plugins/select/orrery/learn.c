@@ -1,11 +1,12 @@
 /*
  * learn.c - learning the period inside slurmctld (learn.h).
  *
- * The way there: the SPANK plugin's channel poller on the job's first
- * node (root) reads the gate statistics of the node's tasks and, when a
- * window's measured iteration is off the period the job runs on by more
- * than the tolerance this side exported at job_begin (ORRERY_LEARN), puts
- * ORRM1:seq=N,iter_us=X into the job's AdminComment with update_job.
+ * The way there: the SPANK plugin's channel poller on the job's batch
+ * host (root) reads the gate statistics of the node's tasks and, when
+ * the newest window's measured iteration is more than the tolerance this
+ * side exported at job_begin (ORRERY_LEARN) off the period the job was
+ * last known at, puts ORRM1:seq=N,iter_us=A:B.. (the windows since its
+ * last report) into the job's AdminComment with update_job.
  * Only operators, SlurmUser and root may set AdminComment, so no user
  * writes a report; what the report says comes from the job's own tasks,
  * as its profile does, and moves only that job's model, within half to
@@ -43,6 +44,7 @@ struct seen {
 	uint64_t seq;		/* newest report taken */
 	time_t retimed;		/* 0: never */
 	bool said;		/* a malformed report logged */
+	bool said_range;	/* a window liborrery refused logged */
 };
 
 static GHashTable *jobs;	/* job id -> struct seen; orr_ctld_lock */
@@ -116,10 +118,15 @@ static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
 
 		if (orrery_cluster_job_measured(c, job_ptr->job_id, r.iter_us[w],
 						tolerance, &ch, &err) != ORRERY_OK) {
+			/* Out of range (a stall, a wrong profile by more
+			 * than twice): said once a job; a window taken
+			 * before it in this report still counts. */
 			n_refused++;
-			info("select/orrery: learn: %pJ: measured iteration %" PRId64 " us not taken: %s",
-			     job_ptr, r.iter_us[w], err.message);
-			return 0;
+			if (!s->said_range)
+				info("select/orrery: learn: %pJ: measured iteration %" PRId64 " us not taken: %s",
+				     job_ptr, r.iter_us[w], err.message);
+			s->said_range = true;
+			continue;
 		}
 		if (ch) {
 			changed = 1;
