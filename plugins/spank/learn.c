@@ -55,7 +55,6 @@ static struct {
 	uid_t uid;
 	char node[256];
 	int64_t launch_us;	/* the period the job was launched at */
-	int64_t ref_us;		/* launch period, then the latest report */
 	uint64_t seq;
 	int64_t win[ORRM_MAX_WINDOWS];	/* windows since the last report */
 	unsigned n;
@@ -86,7 +85,7 @@ void osp_learn_init(uint32_t job_id, uid_t uid, const char *node,
 	ln.tol = tol;
 	ln.job_id = job_id;
 	ln.uid = uid;
-	ln.ref_us = ln.launch_us = period;
+	ln.launch_us = period;
 	snprintf(ln.node, sizeof(ln.node), "%s", node);
 }
 
@@ -160,10 +159,11 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 		return;		/* liborrery needs two windows */
 	/* While off its launch period, once a minute again: a report the
 	 * controller did not take (a minute after a retime) is taken then. */
-	resend = ln.last_at && (ln.last_us - ln.launch_us > ln.tol * ln.launch_us ||
-			    ln.launch_us - ln.last_us > ln.tol * ln.launch_us) &&
+	resend = ln.last_at && off(ln.last_us, ln.launch_us) &&
 		 now - ln.last_at >= LEARN_RESEND_S;
-	if (!off(ln.win[ln.n - 1], ln.ref_us) && !resend)
+	/* Off the period it was last known at: its latest report, else its
+	 * launch period. */
+	if (!off(ln.win[ln.n - 1], ln.last_at ? ln.last_us : ln.launch_us) && !resend)
 		return;
 	m.seq = ln.seq + 1;
 	m.n = ln.n;
@@ -171,7 +171,7 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 	if (send_report(admin_comment, &m) < 0)
 		return;
 	ln.seq = m.seq;
-	ln.last_us = ln.ref_us = ln.win[ln.n - 1];
+	ln.last_us = ln.win[ln.n - 1];
 	ln.last_at = now;
 	ln.n = 0;
 	if (verbose)

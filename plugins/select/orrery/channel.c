@@ -490,21 +490,16 @@ bool orr_channel_reassert_locked(job_record_t *job_ptr)
 	if (tokens && !(pending && g_hash_table_contains(pending,
 					GUINT_TO_POINTER(job_ptr->job_id))) &&
 	    (tok = g_hash_table_lookup(tokens, GUINT_TO_POINTER(job_ptr->job_id)))) {
-		const char *p = job_ptr->admin_comment;
+		const char *cur;
+		size_t n;
+		char why[64];
 
-		/* The comment's own ORRG1: token, as one string. */
-		while (p && *p && !have) {
-			size_t l = strcspn(p, " ");
-
-			if (!strncmp(p, ORRC_TAG, strlen(ORRC_TAG)))
-				have = g_strndup(p, l);
-			p += l;
-			while (*p == ' ')
-				p++;
-		}
-		if (!have || strcmp(have, tok)) {
+		/* The comment's own ORRG1: token, tag included. */
+		if (orrc_find_token(job_ptr->admin_comment, ORRC_TAG, &cur, &n,
+				    why, sizeof(why)) == 1)
+			have = g_strndup(cur - strlen(ORRC_TAG), n + strlen(ORRC_TAG));
+		if (!have || strcmp(have, tok))
 			put = !comment_set(job_ptr, tok);
-		}
 	}
 	pthread_mutex_unlock(&chan_mtx);
 	g_free(have);

@@ -84,7 +84,7 @@ static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
 	struct seen *s;
 	char why[128];
 	int rc, changed = 0;
-	int64_t at = 0;
+	int64_t shift = 0, period = 0;
 
 	rc = orrm_parse_comment(job_ptr->admin_comment, &r, why, sizeof(why));
 	if (rc == 0)
@@ -128,10 +128,7 @@ static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
 			s->said_range = true;
 			continue;
 		}
-		if (ch) {
-			changed = 1;
-			at = r.iter_us[w];
-		}
+		changed |= ch;
 	}
 	if (!changed) {
 		debug("select/orrery: learn: %pJ: report %" PRIu64 " (%u windows, newest %" PRId64 " us): no change",
@@ -140,17 +137,11 @@ static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
 	}
 	s->retimed = now;
 	n_retimed++;
-	{
-		int64_t shift = 0, period = 0;
-
-		/* The period liborrery now models it with (its rule's
-		 * choice among the latest windows). */
-		if (orrery_cluster_job_shift_us(c, job_ptr->job_id, &shift,
-						&period) != ORRERY_OK)
-			period = at;
-		info("select/orrery: learn: %pJ modelled at its measured iteration (%" PRId64 " us, report %" PRIu64 "): its link group is solved again",
-		     job_ptr, period, r.seq);
-	}
+	/* The period liborrery now models it with (its rule's choice among
+	 * the latest windows). */
+	(void) orrery_cluster_job_shift_us(c, job_ptr->job_id, &shift, &period);
+	info("select/orrery: learn: %pJ modelled at its measured iteration (%" PRId64 " us, report %" PRIu64 "): its link group is solved again",
+	     job_ptr, period, r.seq);
 	return 1;
 }
 
