@@ -9,12 +9,16 @@
  * node's tasks (gate_stats=1: the files the epilog sums, read the same
  * way and left in place) and keeps, for each new window of 8 iterations,
  * the job's measured iteration (the longest over the tasks of each one's
- * shortest work in its latest window).  When two new windows are there
- * and the newest is more than TOL off the period the job was last known
- * at (its launch period, then its latest report), it puts
- * ORRM1:seq=N,iter_us=A:B.. (measure_record.h: the windows since its
- * last report) into the job's AdminComment with update_job, as root.  A
- * job that runs as its profile says costs no RPC.
+ * shortest work in its latest window), the latest four.  It applies
+ * the controller's rule (liborrery's orrery_cluster_job_measured): when
+ * the shortest of them (at least two) is more than TOL off the period
+ * the job was last known at (its launch period, then the shortest it
+ * last reported), it puts ORRM1:seq=N,iter_us=A:B.. (measure_record.h:
+ * those windows, which replace the four the controller keeps) into the
+ * job's AdminComment with update_job, as root.  A job that runs as its
+ * profile says costs no RPC, and a retimed job one a change: a report
+ * the controller cannot take yet (within a minute of a retime) stays in
+ * the comment until it can, and is not sent again.
  *
  * AdminComment is rewritten whole from the copy this poll read: a
  * channel record the controller published in between is put back by the
@@ -28,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -41,11 +44,7 @@
 #pragma weak slurm_init_job_desc_msg
 #pragma weak slurm_update_job
 
-/* Re-send the newest report this often while the job is off its launch
- * period (a report the controller did not take, within a minute of a
- * retime, is then taken later). */
-#define LEARN_RESEND_S 60
-/* Phases per task between two reports at least: a new window of 8. */
+/* Phases per task in a new window: 8 iterations. */
 #define LEARN_WINDOW 8
 
 static struct {
@@ -54,13 +53,11 @@ static struct {
 	uint32_t job_id;
 	uid_t uid;
 	char node[256];
-	int64_t launch_us;	/* the period the job was launched at */
 	uint64_t seq;
-	int64_t win[ORRM_MAX_WINDOWS];	/* windows since the last report */
+	int64_t win[ORRM_MAX_WINDOWS];	/* the latest windows, oldest first */
 	unsigned n;
 	uint64_t win_phases;	/* phases summed at the latest window */
-	time_t last_at;
-	int64_t last_us;	/* newest window of the last report */
+	int64_t known_us;	/* the period the job was last known at */
 	int said_fail;
 } ln;
 
@@ -85,7 +82,7 @@ void osp_learn_init(uint32_t job_id, uid_t uid, const char *node,
 	ln.tol = tol;
 	ln.job_id = job_id;
 	ln.uid = uid;
-	ln.launch_us = period;
+	ln.known_us = period;
 	snprintf(ln.node, sizeof(ln.node), "%s", node);
 }
 
@@ -126,8 +123,7 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 {
 	struct ogs_totals t;
 	orrm_record_t m;
-	time_t now = time(NULL);
-	int resend;
+	int64_t shortest;
 
 	if (!ln.on || !slurm_update_job || !slurm_init_job_desc_msg ||
 	    !batch_host || strcmp(batch_host, ln.node))
@@ -157,13 +153,14 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 	ln.win[ln.n++] = (int64_t)t.iter_us;
 	if (ln.n < 2)
 		return;		/* liborrery needs two windows */
-	/* While off its launch period, once a minute again: a report the
-	 * controller did not take (a minute after a retime) is taken then. */
-	resend = ln.last_at && off(ln.last_us, ln.launch_us) &&
-		 now - ln.last_at >= LEARN_RESEND_S;
-	/* Off the period it was last known at: its latest report, else its
-	 * launch period. */
-	if (!off(ln.win[ln.n - 1], ln.last_at ? ln.last_us : ln.launch_us) && !resend)
+	/* The controller's rule: the shortest of the latest windows, so that
+	 * one slow window moves nothing and a longer iteration counts once
+	 * every window kept shows it. */
+	shortest = ln.win[0];
+	for (unsigned i = 1; i < ln.n; i++)
+		if (ln.win[i] < shortest)
+			shortest = ln.win[i];
+	if (!off(shortest, ln.known_us))
 		return;
 	m.seq = ln.seq + 1;
 	m.n = ln.n;
@@ -171,11 +168,8 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 	if (send_report(admin_comment, &m) < 0)
 		return;
 	ln.seq = m.seq;
-	ln.last_us = ln.win[ln.n - 1];
-	ln.last_at = now;
-	ln.n = 0;
+	ln.known_us = shortest;
 	if (verbose)
-		slurm_info(OSP_LOG_PREFIX "learn: job %" PRIu32 ": reported %s%u windows, newest %" PRId64 " us (report %" PRIu64 ", %" PRIu64 " gated tasks here)",
-			   ln.job_id, resend ? "again " : "", m.n, m.iter_us[m.n - 1],
-			   m.seq, t.gated);
+		slurm_info(OSP_LOG_PREFIX "learn: job %" PRIu32 ": reported %u windows, shortest %" PRId64 " us (report %" PRIu64 ", %" PRIu64 " gated tasks here)",
+			   ln.job_id, m.n, shortest, m.seq, t.gated);
 }

@@ -11,6 +11,10 @@
 #     X's new gate; every rank applies it and X runs gated at its own
 #     pace, not held to the profile's 100 ms;
 #   - job Y beside X runs as its profile says (90 ms): never reported;
+#   - X's iteration changes again (80 ms of compute from iteration 300):
+#     its batch host reports once every window it keeps shows it, within
+#     a minute of X's first retime; slurmctld holds that report back
+#     until the minute is up, then takes it (no report is sent twice);
 #   - a malformed report an operator writes is refused with one line and
 #     changes nothing (no user can write one: AdminComment is the
 #     operators', which tests/channel/cluster.sh checks);
@@ -47,18 +51,19 @@ cs_unset_orrery_env
 CTLD_LOG=$STATE/log/slurmctld.log
 
 # The task: 70 ms of compute and one collective of 20 MB (20 ms on the
-# fake NCCL's 8 Gb/s) per iteration, N of them: 90 ms an iteration.
+# fake NCCL's 8 Gb/s) per iteration, N of them: 90 ms an iteration; more
+# of nccl_train_loop's options after N.
 {
 	echo '#!/bin/bash'
-	echo 'tag=$1 n=$2'
+	echo 'tag=$1 n=$2; shift 2'
 	echo "export ORRERY_RUNTIME_STATS=\"$OUT/\$tag.stats.%r\" ORRERY_RUNTIME_VERBOSE=1 LD_LIBRARY_PATH=$STATE.lib"
-	echo "exec $STATE.lib/nccl_train_loop -n \$n -c 70000 -k 1 -b 20000000 -o \"$OUT/\$tag.loop.\$SLURM_PROCID\""
+	echo "exec $STATE.lib/nccl_train_loop -n \$n -c 70000 -k 1 -b 20000000 -o \"$OUT/\$tag.loop.\$SLURM_PROCID\" \"\$@\""
 } >"$OUT/task.sh"
 chmod 755 "$OUT/task.sh"
 
-submit() {	# TAG ITERATIONS PROFILE: job id
+submit() {	# TAG ITERATIONS PROFILE [LOOP OPTIONS]: job id
 	timeout 20 sbatch --parsable -J "ln-$1" -N5 -n5 -c1 --comm-profile="$3" --comm-gate=auto \
-		-o "$OUT/$1.out" --wrap "srun $OUT/task.sh $1 $2"
+		-o "$OUT/$1.out" --wrap "srun $OUT/task.sh $1 $2 ${4:-}"
 }
 running() { [ "$(timeout 5 squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
 wait_running() { local i; for i in $(seq 150); do running "$1" && return 0; sleep 0.2; done; return 1; }
@@ -84,7 +89,8 @@ iter_median() {
 # Y first: X starts gated beside it, on its profile's 100 ms.
 y=$(submit Y 700 'period=90ms;up=0ms+20ms@80Gbps')
 wait_running "$y"
-x=$(submit X 600 'period=100ms;up=0ms+20ms@80Gbps')
+# X: 90 ms an iteration, from iteration 300 (about 28 s in) 100 ms.
+x=$(submit X 1100 'period=100ms;up=0ms+20ms@80Gbps' '-L 300:80000')
 if wait_running "$x" && wait_running "$y"; then
 	ok "jobs X ($x) and Y ($y) run: $(timeout 5 squeue -h -j "$x,$y" -o '%i:%N' | tr '\n' ' ')"
 else
@@ -194,6 +200,32 @@ if wait_running "$y" && [ -n "$(token_key "$y" ORR1 period_us)" ] && [ -z "$(tok
 else
 	not_ok "requeued Y starts without its earlier run's report" "AdminComment: $(comment "$y")"
 fi
+# X's iteration changed again at iteration 300 (100 ms from then on).
+# Its batch host reports once the four windows it keeps all show it,
+# well within a minute of X's first retime; the controller holds that
+# report back until the minute is up and takes it then: X is retimed by
+# its second report, which was not sent again in between.
+ctime() {	# the time of slurmctld's log line $1, in seconds
+	date -d "$(echo "$1" | sed -n 's/^\[\([^].]*\).*/\1/p' | tr T ' ')" +%s 2>/dev/null
+}
+second=""
+for _ in $(seq 600); do
+	second=$(grep "learn: JobId=$x modelled at its measured iteration" "$CTLD_LOG" | sed -n 2p)
+	[ -n "$second" ] && break
+	sleep 0.2
+done
+first=$(grep "learn: JobId=$x modelled at its measured iteration" "$CTLD_LOG" | head -n 1)
+meas2=$(echo "$second" | sed -n 's/.*iteration (\([0-9]*\) us, report \([0-9]*\)).*/\1/p')
+rep2=$(echo "$second" | sed -n 's/.*iteration (\([0-9]*\) us, report \([0-9]*\)).*/\2/p')
+gap=$(( $(ctime "$second" || echo 0) - $(ctime "$first" || echo 0) ))
+if [ -n "$meas2" ] && [ "$meas2" -ge 97000 ] && [ "$meas2" -le 106000 ] && [ "$rep2" = 2 ] &&
+	[ "$gap" -ge 59 ] && [ "$(token_key "$x" ORRM1 seq)" = 2 ]; then
+	ok "X's longer iteration reported within a minute of its retime, held back and taken $gap s after it: $meas2 us, report 2 of 2"
+else
+	not_ok "X retimed again to about 100 ms by its second report, at least a minute after the first retime" \
+		"second retime: ${second:-none}" "first: $first" "AdminComment: $(comment "$x")" \
+		"$(grep -h 'learn: job' "$OUT/X.out" "$STATE"/log/slurmd.*.log 2>/dev/null | tail -n 4)"
+fi
 timeout 10 scancel "$x" "$y"
 for j in "$x" "$y"; do cs_wait_job "$j" 60 >/dev/null; done
 # Accounting: orrery-sacct shows what X's batch host reported, and no
@@ -207,7 +239,7 @@ done
 xr=$(echo "$line" | tr ' ' '\n' | sed -n "s/^$x|\([^|]*\)|.*/\1/p")
 yr=$(echo "$line" | tr ' ' '\n' | sed -n "s/^$y|\([^|]*\)|.*/\1/p")
 case $xr in
-9[0-5].*"ms("[1-9]*")")
+9[7-9].*"ms(2)"|10[0-6].*"ms(2)")
 	if [ "$yr" = - ]; then
 		ok "orrery-sacct: X reported $xr (newest window, reports); Y none"
 	else

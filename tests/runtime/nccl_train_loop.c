@@ -8,6 +8,8 @@
  * the first (a profile with two Up phases); its lines have indexes K..2K-1.
  * With -S I:US, iteration I's second burst comes US later (a stall of the
  * host thread: a page fault storm, a data loader, a loaded machine).
+ * With -L I:US, iterations from I on compute US instead (a job whose
+ * iteration changes while it runs: a longer sequence, another phase).
  * Linked against libnccl (the test
  * stand-in, tests/runtime/fake-nccl), run with LD_PRELOAD=liborrery-nccl.so.
  *
@@ -34,7 +36,8 @@ int64_t fake_nccl_last_start_us(void);
 static int iters = 20, k_colls = 4, n_comms = 1, grouped, n_threads = 1,
 	   capture_first;
 static int64_t compute_us = 25000, second_us = -1, stall_us;
-static int stall_iter = -1;
+static int stall_iter = -1, later_iter = -1;
+static int64_t later_us;
 static size_t bytes = 1 << 20;
 static FILE *out;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -102,7 +105,7 @@ static void *loop(void *arg)
 	for (i = 0; i < iters; i++) {
 		int cap = i < capture_first;
 
-		compute(compute_us);
+		compute(later_iter >= 0 && i >= later_iter ? later_us : compute_us);
 		burst(w, i, 0, cap);
 		if (second_us >= 0) {
 			compute(second_us + (i == stall_iter ? stall_us : 0));
@@ -115,7 +118,7 @@ static void *loop(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: nccl_train_loop [-n iters] [-c compute_us] [-k collectives] "
-		"[-s second_burst_us] [-S iter:stall_us] [-b bytes] [-m 1|2 comms] [-g] [-t 1|2 threads] [-C captured_first] [-o file]\n");
+		"[-s second_burst_us] [-S iter:stall_us] [-L iter:compute_us] [-b bytes] [-m 1|2 comms] [-g] [-t 1|2 threads] [-C captured_first] [-o file]\n");
 	exit(2);
 }
 
@@ -126,13 +129,18 @@ int main(int argc, char **argv)
 	int opt, i, rc = 0;
 
 	out = stdout;
-	while ((opt = getopt(argc, argv, "n:c:s:S:k:b:m:gt:C:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:s:S:L:k:b:m:gt:C:o:")) != -1) {
 		switch (opt) {
 		case 'n': iters = atoi(optarg); break;
 		case 'c': compute_us = atoll(optarg); break;
 		case 's': second_us = atoll(optarg); break;
 		case 'S':
 			if (sscanf(optarg, "%d:%" SCNd64, &stall_iter, &stall_us) != 2)
+				usage();
+			break;
+		case 'L':
+			if (sscanf(optarg, "%d:%" SCNd64, &later_iter, &later_us) != 2 ||
+			    later_iter < 0 || later_us < 0)
 				usage();
 			break;
 		case 'k': k_colls = atoi(optarg); break;

@@ -3,10 +3,12 @@
  *
  * The way there: the SPANK plugin's channel poller on the job's batch
  * host (root) reads the gate statistics of the node's tasks and, when
- * the newest window's measured iteration is more than the tolerance this
- * side exported at job_begin (ORRERY_LEARN) off the period the job was
- * last known at, puts ORRM1:seq=N,iter_us=A:B.. (the windows since its
- * last report) into the job's AdminComment with update_job.
+ * the shortest of its latest windows' measured iterations is more than
+ * the tolerance this side exported at job_begin (ORRERY_LEARN) off the
+ * period the job was last known at (liborrery's rule, applied there
+ * first so that a report is sent only when it moves the model), puts
+ * ORRM1:seq=N,iter_us=A:B.. (those windows) into the job's AdminComment
+ * with update_job.
  * Only operators, SlurmUser and root may set AdminComment, so no user
  * writes a report; what the report says comes from the job's own tasks,
  * as its profile does, and moves only that job's model, within half to
@@ -42,6 +44,7 @@
 
 struct seen {
 	uint64_t seq;		/* newest report taken */
+	uint64_t held;		/* a report said held back (debug) */
 	time_t retimed;		/* 0: never */
 	bool said;		/* a malformed report logged */
 	bool said_range;	/* a window liborrery refused logged */
@@ -104,14 +107,19 @@ static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
 	}
 	if (r.seq <= s->seq)
 		return 0;
-	s->seq = r.seq;
 	s->said = false;
-	n_taken++;
+	/* Within a minute of its last retime the report waits in the
+	 * comment (the node does not send it again) and is taken at the
+	 * first scan after, unless a newer one has replaced it. */
 	if (s->retimed && now - s->retimed < ORR_LEARN_MIN_GAP_S) {
-		debug("select/orrery: learn: %pJ: report %" PRIu64 " within %d s of its last retime: not taken",
-		      job_ptr, r.seq, ORR_LEARN_MIN_GAP_S);
+		if (s->held != r.seq)
+			debug("select/orrery: learn: %pJ: report %" PRIu64 " within %d s of its last retime: taken when they are up",
+			      job_ptr, r.seq, ORR_LEARN_MIN_GAP_S);
+		s->held = r.seq;
 		return 0;
 	}
+	s->seq = r.seq;
+	n_taken++;
 	/* Window by window, oldest first: liborrery's rule decides. */
 	for (unsigned w = 0; w < r.n; w++) {
 		int ch = 0;
