@@ -40,6 +40,9 @@ NODES=8
 . "$HERE/../lib/cluster-suite.sh"
 cs_parse_args "$@"
 cs_live_gate_libs
+case $("$LOOP" -h 2>&1) in *"-L iter"*) ;; *)
+	echo "# $LOOP has no -L (built before this suite): make tests/runtime/nccl_train_loop"; echo "0 passed, 1 failed"; exit 1 ;;
+esac
 cs_trap
 printf '[orrery]\nmode=enforce\nnode_link=100Gbps\nchannel_lead_ms=2000\nlearn=0.02\n[uplinks]\nlevel0=100Gbps\n' \
 	>"$STATE.orrery.conf"

@@ -55,7 +55,7 @@ void orr_channel_changed_locked(orrery_cluster_t *c, uint32_t job_id,
 /* After a start (and its job_init): every link group re-solved and
  * compared with what the controller serves, so that an update decided
  * but not on disk when slurmctld died, or a neighbour that ended while it
- * was down, still reaches the jobs.  Called by the resync thread
+ * was down, still reaches the jobs.  Called by the plugin's thread
  * (orrery_ctld.c) with slurmctld's job write lock and orr_ctld_lock. */
 void orr_channel_resync_locked(orrery_cluster_t *c, uint32_t lead_ms,
 			       const char *state_dir);

@@ -94,7 +94,7 @@ extern bool orr_conf_ok;		/* orr_ocnf loaded without error */
  * every will-run test), written by orr_load_conf_locked(). */
 extern bool orr_hold_on;
 /* Learning the period (learn=) is on, with the live channel: read
- * without orr_ctld_lock by the learn thread, written as orr_hold_on. */
+ * without orr_ctld_lock by the plugin's thread, written as orr_hold_on. */
 extern bool orr_learn_on;
 /* Hash of orrery.conf's text as last loaded (part of the build
  * signature, ctld_cluster.c). */

@@ -43,112 +43,58 @@
 #pragma weak unlock_slurmctld
 
 /* ------------------------------------------------------------------ */
-/* The channel's resync after a start (channel.h)                      */
+/* The plugin's own thread: the channel's resync after a start          */
+/* (channel.h), then learning the period's scan (learn.h)               */
 /* ------------------------------------------------------------------ */
 
 /* Seconds after the first job_init: the nodes have registered and the
  * topology plugin is loaded, and the jobs' pollers have had a round. */
 #define RESYNC_DELAY_S 3
 
-static pthread_mutex_t resync_mtx = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t resync_cond = PTHREAD_COND_INITIALIZER;
-static pthread_t resync_thread;
-static bool resync_running, resync_done, resync_stopping;
+static pthread_mutex_t worker_mtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t worker_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t worker_thread;
+static bool worker_running, worker_stopping, resync_done;
+
+/* Waits s seconds, worker_mtx held; false when the plugin is stopping. */
+static bool worker_wait(int s)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += s;
+	while (!worker_stopping &&
+	       pthread_cond_timedwait(&worker_cond, &worker_mtx, &ts) == 0)
+		;
+	return !worker_stopping;
+}
 
 /* Its own thread: it takes slurmctld's locks as every other thread does
  * (job_init runs with them held, and inside read_slurm_conf the model
- * cannot be built yet). */
-static void *resync_main(void *arg)
-{
-	slurmctld_lock_t locks = { .conf = READ_LOCK, .job = WRITE_LOCK,
-				   .node = READ_LOCK, .part = READ_LOCK };
-	struct timespec ts;
-
-	(void) arg;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += RESYNC_DELAY_S;
-	slurm_mutex_lock(&resync_mtx);
-	while (!resync_stopping &&
-	       pthread_cond_timedwait(&resync_cond, &resync_mtx, &ts) == 0)
-		;
-	if (resync_stopping) {
-		slurm_mutex_unlock(&resync_mtx);
-		return NULL;
-	}
-	slurm_mutex_unlock(&resync_mtx);
-	lock_slurmctld(locks);
-	slurm_mutex_lock(&orr_ctld_lock);
-	if (orr_conf_ok && orr_ocnf.channel_lead_ms && orr_ensure_cluster_locked())
-		orr_channel_resync_locked(orr_g.cluster, orr_ocnf.channel_lead_ms,
-					  slurm_conf.state_save_location);
-	slurm_mutex_unlock(&orr_ctld_lock);
-	unlock_slurmctld(locks);
-	return NULL;
-}
-
-/* Once per slurmctld process (job_init also runs at reconfigure). */
-static void resync_start(void)
-{
-	slurm_mutex_lock(&resync_mtx);
-	if (!resync_done && lock_slurmctld && unlock_slurmctld) {
-		resync_done = true;
-		resync_stopping = false;
-		if (pthread_create(&resync_thread, NULL, resync_main, NULL) == 0)
-			resync_running = true;
-		else
-			error("select/orrery: channel: cannot start the resync thread; link groups are re-solved at the next job start or end");
-	}
-	slurm_mutex_unlock(&resync_mtx);
-}
-
-static void resync_stop(void)
-{
-	bool join;
-
-	slurm_mutex_lock(&resync_mtx);
-	resync_stopping = true;
-	pthread_cond_signal(&resync_cond);
-	join = resync_running;
-	resync_running = false;
-	slurm_mutex_unlock(&resync_mtx);
-	if (join)
-		pthread_join(resync_thread, NULL);
-}
-
-/* ------------------------------------------------------------------ */
-/* Learning the period: the running jobs' reports, every few seconds     */
-/* ------------------------------------------------------------------ */
-
-static pthread_mutex_t learn_mtx = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t learn_cond = PTHREAD_COND_INITIALIZER;
-static pthread_t learn_thread;
-static bool learn_running, learn_stopping;
-
-/* Its own thread, as the resync: a scan takes slurmctld's job write lock
- * for the time of a few string parses per running profiled job, and
- * none when learn= is off. */
-static void *learn_main(void *arg)
+ * cannot be built yet).  A learn scan holds the job write lock for a few
+ * string parses per running profiled job, and takes no lock while
+ * learn= is off. */
+static void *worker_main(void *arg)
 {
 	slurmctld_lock_t locks = { .conf = READ_LOCK, .job = WRITE_LOCK,
 				   .node = READ_LOCK, .part = READ_LOCK };
 
-	(void) arg;
-	slurm_mutex_lock(&learn_mtx);
-	while (!learn_stopping) {
-		struct timespec ts;
-		bool on;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += ORR_LEARN_SCAN_S;
-		while (!learn_stopping &&
-		       pthread_cond_timedwait(&learn_cond, &learn_mtx, &ts) == 0)
-			;
-		if (learn_stopping)
-			break;
-		slurm_mutex_unlock(&learn_mtx);
+	slurm_mutex_lock(&worker_mtx);
+	if (arg && worker_wait(RESYNC_DELAY_S)) {
+		slurm_mutex_unlock(&worker_mtx);
+		lock_slurmctld(locks);
+		slurm_mutex_lock(&orr_ctld_lock);
+		if (orr_conf_ok && orr_ocnf.channel_lead_ms && orr_ensure_cluster_locked())
+			orr_channel_resync_locked(orr_g.cluster, orr_ocnf.channel_lead_ms,
+						  slurm_conf.state_save_location);
+		slurm_mutex_unlock(&orr_ctld_lock);
+		unlock_slurmctld(locks);
+		slurm_mutex_lock(&worker_mtx);
+	}
+	while (worker_wait(ORR_LEARN_SCAN_S)) {
+		slurm_mutex_unlock(&worker_mtx);
 		/* Read unlocked first: no lock at all while it is off. */
-		on = __atomic_load_n(&orr_learn_on, __ATOMIC_RELAXED);
-		if (on) {
+		if (__atomic_load_n(&orr_learn_on, __ATOMIC_RELAXED)) {
 			lock_slurmctld(locks);
 			slurm_mutex_lock(&orr_ctld_lock);
 			if (orr_conf_ok && orr_ocnf.learn_tol > 0 &&
@@ -159,37 +105,42 @@ static void *learn_main(void *arg)
 			slurm_mutex_unlock(&orr_ctld_lock);
 			unlock_slurmctld(locks);
 		}
-		slurm_mutex_lock(&learn_mtx);
+		slurm_mutex_lock(&worker_mtx);
 	}
-	slurm_mutex_unlock(&learn_mtx);
+	slurm_mutex_unlock(&worker_mtx);
 	return NULL;
 }
 
-static void learn_start(void)
+/* The resync once per slurmctld process (job_init also runs at
+ * reconfigure); the scans while the plugin is loaded. */
+static void worker_start(void)
 {
-	slurm_mutex_lock(&learn_mtx);
-	if (!learn_running && lock_slurmctld && unlock_slurmctld) {
-		learn_stopping = false;
-		if (pthread_create(&learn_thread, NULL, learn_main, NULL) == 0)
-			learn_running = true;
+	slurm_mutex_lock(&worker_mtx);
+	if (!worker_running && lock_slurmctld && unlock_slurmctld) {
+		void *resync = resync_done ? NULL : &resync_done;
+
+		resync_done = true;
+		worker_stopping = false;
+		if (pthread_create(&worker_thread, NULL, worker_main, resync) == 0)
+			worker_running = true;
 		else
-			error("select/orrery: learn: cannot start the scan thread; jobs stay modelled at their profiles");
+			error("select/orrery: cannot start the plugin's thread: no channel resync after this start (link groups are re-solved at the next job start or end) and no learn= scan (jobs stay modelled at their profiles)");
 	}
-	slurm_mutex_unlock(&learn_mtx);
+	slurm_mutex_unlock(&worker_mtx);
 }
 
-static void learn_stop(void)
+static void worker_stop(void)
 {
 	bool join;
 
-	slurm_mutex_lock(&learn_mtx);
-	learn_stopping = true;
-	pthread_cond_signal(&learn_cond);
-	join = learn_running;
-	learn_running = false;
-	slurm_mutex_unlock(&learn_mtx);
+	slurm_mutex_lock(&worker_mtx);
+	worker_stopping = true;
+	pthread_cond_signal(&worker_cond);
+	join = worker_running;
+	worker_running = false;
+	slurm_mutex_unlock(&worker_mtx);
 	if (join)
-		pthread_join(learn_thread, NULL);
+		pthread_join(worker_thread, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -212,8 +163,7 @@ void orrery_ctld_init(void)
 
 void orrery_ctld_fini(void)
 {
-	resync_stop();		/* before orr_ctld_lock: it takes it */
-	learn_stop();		/* the same */
+	worker_stop();		/* before orr_ctld_lock: it takes it */
 	orr_channel_closing();	/* no AdminComment written from now on */
 	slurm_mutex_lock(&orr_ctld_lock);
 	orr_log_stats_locked(true);
@@ -302,6 +252,5 @@ void orrery_ctld_job_init(list_t *job_list)
 	orr_reconcile_locked();
 	orr_channel_job_init(job_list, slurm_conf.state_save_location);
 	slurm_mutex_unlock(&orr_ctld_lock);
-	resync_start();
-	learn_start();
+	worker_start();
 }
