@@ -113,7 +113,7 @@ static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
 	 * first scan after, unless a newer one has replaced it. */
 	if (s->retimed && now - s->retimed < ORR_LEARN_MIN_GAP_S) {
 		if (s->held != r.seq)
-			debug("select/orrery: learn: %pJ: report %" PRIu64 " within %d s of its last retime: taken when they are up",
+			debug("select/orrery: learn: %pJ: report %" PRIu64 " within %d s of its last retime: held back until then",
 			      job_ptr, r.seq, ORR_LEARN_MIN_GAP_S);
 		s->held = r.seq;
 		return 0;
