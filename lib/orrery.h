@@ -453,6 +453,16 @@ const orrery_profile_t *orrery_cluster_job_profile(const orrery_cluster_t *c,
 int orrery_cluster_job_measured(orrery_cluster_t *c, uint32_t job_id,
 				int64_t iteration_us, double tolerance,
 				int *changed, orrery_error_t *err);
+/* The rule orrery_cluster_job_measured applies, for a caller that keeps a
+ * job's windows itself (the SPANK plugin's batch host, which reports only
+ * what would move the model): the shortest of windows[0..n) in
+ * *shortest_us (may be NULL); 1 when it is more than tolerance (a
+ * fraction of period_us) off period_us.  0 when it is not, when n is not
+ * 2..ORRERY_MEASURED_KEPT (the windows a cluster keeps) or period_us is
+ * not above 0. */
+#define ORRERY_MEASURED_KEPT 4
+int orrery_measured_off(const int64_t *windows, size_t n, int64_t period_us,
+			double tolerance, int64_t *shortest_us);
 /* Node indices of a job; returns the count, copies at most max. */
 size_t orrery_cluster_job_nodes(const orrery_cluster_t *c, uint32_t job_id,
 				uint32_t *nodes, size_t max);

@@ -189,6 +189,12 @@ int orrery_cluster_job_measured(orrery_cluster_t *c, uint32_t job_id, int64_t it
 	});
 }
 
+int orrery_measured_off(const int64_t *windows, size_t n, int64_t period_us,
+			double tolerance, int64_t *shortest_us)
+{
+	return orrery::measured_off(windows, n, period_us, tolerance, shortest_us) ? 1 : 0;
+}
+
 size_t orrery_cluster_job_nodes(const orrery_cluster_t *c, uint32_t job_id, uint32_t *nodes,
 				size_t max)
 {

@@ -156,15 +156,25 @@ bool Cluster::measured(uint32_t id, int64_t iteration_us, double tolerance,
 	// measurement may have met it in every iteration it covers: the
 	// shortest of the latest few is the closest to the job's own.
 	j.measured[j.n_measured++ % RunningJob::kMeasuredKept] = iteration_us;
-	if (j.n_measured < 2)
-		return false;
-	int64_t m = iteration_us;
-	for (size_t i = 0; i < std::min<size_t>(j.n_measured, RunningJob::kMeasuredKept); i++)
-		m = std::min(m, j.measured[i]);
-	if (std::llabs(m - j.pattern.period_us) <= tolerance * (double)j.pattern.period_us)
+	int64_t m = 0;
+	if (!measured_off(j.measured, std::min<size_t>(j.n_measured, RunningJob::kMeasuredKept),
+			  j.pattern.period_us, tolerance, &m))
 		return false;
 	retime_job(id, retime_pattern(profile, m));
 	return true;
+}
+
+bool measured_off(const int64_t *w, size_t n, int64_t period_us, double tolerance,
+		  int64_t *shortest)
+{
+	if (!w || n < 2 || n > RunningJob::kMeasuredKept || period_us <= 0)
+		return false;
+	int64_t m = w[0];
+	for (size_t i = 1; i < n; i++)
+		m = std::min(m, w[i]);
+	if (shortest)
+		*shortest = m;
+	return std::llabs(m - period_us) > tolerance * (double)period_us;
 }
 
 void Cluster::retime_job(uint32_t id, const Pattern &p)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "circle/score.hpp"
+#include "orrery.h"
 #include "topology/topology.hpp"
 
 namespace orrery {
@@ -33,7 +34,7 @@ struct RunningJob {
 	uint32_t revision = 0;
 	// The latest measured iterations (Cluster::measured), newest at
 	// measured[(n_measured - 1) % kMeasuredKept].
-	static constexpr size_t kMeasuredKept = 4;
+	static constexpr size_t kMeasuredKept = ORRERY_MEASURED_KEPT;
 	int64_t measured[kMeasuredKept] = {};
 	uint32_t n_measured = 0;
 	std::vector<Crossing> links;   // cached crossings, ascending switch
@@ -41,6 +42,12 @@ struct RunningJob {
 	// The crossing of this job at switch sw, or nullptr.
 	const Crossing *crossing(size_t sw) const;
 };
+
+// The measured-iteration rule (orrery_measured_off): the shortest of
+// w[0..n) in *shortest, and whether it is more than tolerance off
+// period_us.  False when n is not 2..kMeasuredKept or period_us <= 0.
+bool measured_off(const int64_t *w, size_t n, int64_t period_us,
+		  double tolerance, int64_t *shortest);
 
 // A pattern's period rounded up to the circle quantum: the period a job is
 // gated to when nothing forces a coarser one.

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include <slurm/slurm.h>
+#include <orrery.h>
 
 #include "channel_record.h"
 #include "gate_stats.h"
@@ -44,6 +45,9 @@
 #pragma weak slurm_init_job_desc_msg
 #pragma weak slurm_update_job
 
+/* The node keeps the windows the controller's cluster keeps. */
+_Static_assert(ORRM_MAX_WINDOWS == ORRERY_MEASURED_KEPT,
+	       "a report carries the windows liborrery keeps");
 /* Phases per task in a new window: 8 iterations. */
 #define LEARN_WINDOW 8
 
@@ -84,11 +88,6 @@ void osp_learn_init(uint32_t job_id, uid_t uid, const char *node,
 	ln.uid = uid;
 	ln.known_us = period;
 	snprintf(ln.node, sizeof(ln.node), "%s", node);
-}
-
-static int off(int64_t x, int64_t ref)
-{
-	return ref > 0 && (double)llabs(x - ref) > ln.tol * (double)ref;
 }
 
 /* Put the token into AdminComment (the whole comment, from `old'). */
@@ -153,14 +152,10 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 	ln.win[ln.n++] = (int64_t)t.iter_us;
 	if (ln.n < 2)
 		return;		/* liborrery needs two windows */
-	/* The controller's rule: the shortest of the latest windows, so that
-	 * one slow window moves nothing and a longer iteration counts once
-	 * every window kept shows it. */
-	shortest = ln.win[0];
-	for (unsigned i = 1; i < ln.n; i++)
-		if (ln.win[i] < shortest)
-			shortest = ln.win[i];
-	if (!off(shortest, ln.known_us))
+	/* The controller's rule, liborrery's own: the shortest of the latest
+	 * windows, so that one slow window moves nothing and a longer
+	 * iteration counts once every window kept shows it. */
+	if (!orrery_measured_off(ln.win, ln.n, ln.known_us, ln.tol, &shortest))
 		return;
 	m.seq = ln.seq + 1;
 	m.n = ln.n;

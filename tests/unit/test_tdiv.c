@@ -472,6 +472,21 @@ static void test_measured(void **state)
 	}
 	assert_int_equal(orrery_cluster_job_measured(c, 9, 100000, 0.005, &changed, &err),
 			 ORRERY_ENOENT);
+	/* The same rule for a caller keeping its windows itself (the batch
+	 * host): the shortest decides, one window or five are not enough
+	 * or too many. */
+	{
+		const int64_t w[5] = { 175000, 160400, 190000, 170000, 100000 };
+		int64_t m = 0;
+
+		assert_int_equal(orrery_measured_off(w, 2, 100000, 0.005, &m), 1);
+		assert_int_equal(m, 160400);
+		assert_int_equal(orrery_measured_off(w, 4, 160000, 0.005, &m), 0);
+		assert_int_equal(m, 160400);
+		assert_int_equal(orrery_measured_off(w, 1, 100000, 0.005, NULL), 0);
+		assert_int_equal(orrery_measured_off(w, 5, 160000, 0.005, NULL), 0);
+		assert_int_equal(orrery_measured_off(w, 2, 0, 0.005, NULL), 0);
+	}
 	assert_int_equal(orrery_cluster_job_measured(c, 1, 100000, 0.7, &changed, &err),
 			 ORRERY_ERANGE);
 	orrery_cluster_free(c);

@@ -44,7 +44,6 @@
 
 struct seen {
 	uint64_t seq;		/* newest report taken */
-	uint64_t held;		/* a report said held back (debug) */
 	time_t retimed;		/* 0: never */
 	bool said;		/* a malformed report logged */
 	bool said_range;	/* a window liborrery refused logged */
@@ -112,10 +111,8 @@ static int take(orrery_cluster_t *c, job_record_t *job_ptr, double tolerance,
 	 * comment (the node does not send it again) and is taken at the
 	 * first scan after, unless a newer one has replaced it. */
 	if (s->retimed && now - s->retimed < ORR_LEARN_MIN_GAP_S) {
-		if (s->held != r.seq)
-			debug("select/orrery: learn: %pJ: report %" PRIu64 " within %d s of its last retime: held back until then",
-			      job_ptr, r.seq, ORR_LEARN_MIN_GAP_S);
-		s->held = r.seq;
+		debug2("select/orrery: learn: %pJ: report %" PRIu64 " within %d s of its last retime: held back until then",
+		       job_ptr, r.seq, ORR_LEARN_MIN_GAP_S);
 		return 0;
 	}
 	s->seq = r.seq;
