@@ -169,6 +169,62 @@ static void long_stall_moves_and_returns(void **state)
 	assert_string_equal(run(7, 2, 110 * MS), "GP GP GG PG GP GP GP");
 }
 
+/* A loaded host after the stall: four periods whose first compute gap
+ * runs 15 ms long (the first burst 67 ms after the release where the
+ * rotated cycle has it at 52, the next release's burst at 139 ms where
+ * both cycles have 124) fit neither cycle within gap/2 and decide
+ * nothing; the first period at the job's pace again re-locks. */
+static void disturbed_periods_decide_nothing(void **state)
+{
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(3, 2, 110 * MS), "GP GP GG");
+	expect_note(PR_NOTE_SHORT, 1, 2, 182 * MS);
+	assert_int_equal(pr_judging(&r), 1);
+	assert_string_equal(run_c(4, -1, 0, 55 * MS, 60 * MS), "PG PG PG PG");
+	assert_int_equal(pr_take_note(&r), PR_NOTE_NONE);
+	assert_string_equal(run(3, -1, 0), "PG GP GP");
+	expect_note(PR_NOTE_RELOCK, 2, 2, 0);
+}
+
+/* ... but not for ever: after PR_JUDGE_PERIODS whole periods that fit
+ * neither (the job changed pace), the gate stays where it is, said once
+ * (UNJUDGED, the nearest the periods came to the rotation: 15 ms). */
+static void changed_pace_is_left_alone(void **state)
+{
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(3, 2, 110 * MS), "GP GP GG");
+	expect_note(PR_NOTE_SHORT, 1, 2, 182 * MS);
+	assert_string_equal(run_c(PR_JUDGE_PERIODS, -1, 0, 55 * MS, 60 * MS),
+			    "PG PG PG PG PG PG PG PG");
+	expect_note(PR_NOTE_UNJUDGED, 2, 2, 15 * MS);
+	assert_int_equal(pr_judging(&r), 0);
+	assert_string_equal(run(3, -1, 0), "PG PG PG");
+}
+
+/* A stretched period just before the stall (the second burst 87 ms after
+ * the release, not 72): the move is judged by the whole period before it
+ * too, which the job's pace fits rotated. */
+static void stretched_period_before_the_stall(void **state)
+{
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(2, -1, 0), "GP GP");
+	assert_string_equal(run_c(1, -1, 0, 40 * MS, 75 * MS), "GP");
+	assert_string_equal(run(1, 0, 110 * MS), "GG");
+	expect_note(PR_NOTE_SHORT, 1, 2, 182 * MS);
+	assert_string_equal(run(3, -1, 0), "PG GP GP");
+	expect_note(PR_NOTE_RELOCK, 2, 2, 0);
+}
+
+/* A stall before any whole period: nothing to judge the move by. */
+static void stall_before_any_whole_period(void **state)
+{
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(1, 0, 110 * MS), "GG");
+	expect_note(PR_NOTE_SHORT, 1, 2, 182 * MS);
+	assert_int_equal(pr_judging(&r), 0);
+	assert_string_equal(run(3, -1, 0), "PG PG PG");
+}
+
 /* Compute gaps of 40 and 45 ms: the cycle rotated to the second burst
  * (the first burst 52 ms after the release) is 5 ms from the cycle as it
  * was (57 ms), less than the 10 ms (gap/2) that tells them apart: the
@@ -266,6 +322,10 @@ int main(void)
 		cmocka_unit_test(stall_without_list_moves_the_gate),
 		cmocka_unit_test(stall_with_list_passes),
 		cmocka_unit_test(long_stall_moves_and_returns),
+		cmocka_unit_test(disturbed_periods_decide_nothing),
+		cmocka_unit_test(changed_pace_is_left_alone),
+		cmocka_unit_test(stretched_period_before_the_stall),
+		cmocka_unit_test(stall_before_any_whole_period),
 		cmocka_unit_test(near_symmetric_cycle_stays),
 		cmocka_unit_test(short_period_is_not_a_move),
 		cmocka_unit_test(list_not_the_jobs),

@@ -243,8 +243,10 @@ static void tell(void)
 			say(1, LOG_PREFIX "a burst %" PRId64 " us after the last release, with %d of the "
 			    "period's %d bursts seen: gated as a period's first (a period with fewer "
 			    "bursts, or a stall past period - gap: then the gate holds a later phase "
-			    "until the next periods show it; noted once, counted in short_periods)\n",
-			    rule.note_us, rule.note_a, rule.note_b);
+			    "until the next periods show it; noted once, counted in short_periods)%s\n",
+			    rule.note_us, rule.note_a, rule.note_b,
+			    pr_judging(&rule) ? "" : "; no whole period before it to judge by: the gate "
+			    "stays where it is");
 		break;
 	case PR_NOTE_RELOCK:
 		orrery_runtime_phase_event(ORRERY_RUNTIME_PHASE_RELOCK);
@@ -253,6 +255,12 @@ static void tell(void)
 			    "rotated, within %" PRId64 " us): it holds the first burst again from the "
 			    "next period (noted once, counted in relocked)\n",
 			    rule.note_a, rule.note_b, rule.note_us);
+		break;
+	case PR_NOTE_UNJUDGED:
+		say(1, LOG_PREFIX "the gate holds burst %d of %d since a stall: %d whole periods "
+		    "after it fit neither the job's cycle nor it rotated (the nearest within %" PRId64
+		    " us): the gate stays where it is\n", rule.note_a, rule.note_b, PR_JUDGE_PERIODS,
+		    rule.note_us);
 		break;
 	case PR_NOTE_COUNT_OFF:
 		orrery_runtime_phase_event(ORRERY_RUNTIME_PHASES_STOPPED);

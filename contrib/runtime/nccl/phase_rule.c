@@ -19,8 +19,14 @@
  * W - a_k + a_p (p < k).  When a whole period after the move fits the
  * rotated cycle (within gap/2) and fits it better than the old one by at
  * least gap/2, the gate holds the first burst again from the next period
- * (RELOCK); when it fits the old cycle, nothing moved.  Neither for three
- * periods (the job changed pace): left as it is.  The profile's offsets
+ * (RELOCK); when it fits the old cycle, nothing moved.  A period that
+ * fits neither decides nothing: on a loaded host a thread kept off the
+ * CPU for more than gap/2 stretches one compute gap (a CI run left the
+ * gate on the second burst for good).  Neither for PR_JUDGE_PERIODS whole
+ * periods (the job changed pace): left as it is, and said.  The cycle is
+ * each of the last PR_REFS whole periods before the move, so that one
+ * stretched period there does not hide the rotation either.  The
+ * profile's offsets
  * are not used for this: a job slower than its profile fits its rotated
  * profile better than its own (offsets 0 and 72 ms in 124 ms of work, run
  * 1.5x slower: the second burst 108 ms after the first in 186 ms, the
@@ -100,24 +106,24 @@ static int64_t dist(int64_t a, int64_t b)
 	return a > b ? a - b : b - a;
 }
 
-/* The period that just ended (n - 1 later bursts, none late) against the
- * cycle before the move, as it was and rotated to start at burst k:
- * the larger error of each.  a_1 = 0, a_p = ref[p - 2]. */
-static void fit(const struct phase_rule *r, int k, int64_t *same, int64_t *rot)
+/* The period that just ended (n - 1 later bursts, none late) against
+ * the whole period i before the move, as it was and rotated to start at
+ * burst k: the larger error of each.  a_1 = 0, a_p = ref[i][p - 2]. */
+static void fit(const struct phase_rule *r, int i, int k, int64_t *same, int64_t *rot)
 {
-	int64_t ak = r->ref[k - 2], es, er;
+	const int64_t *ref = r->ref[i], end = r->ref_end[i];
+	int64_t ak = ref[k - 2], es, er;
 
-	es = er = dist(r->cur_end, r->ref_end);
+	es = er = dist(r->cur_end, end);
 	for (int j = 0; j < r->n - 1; j++) {
 		int p = k + 1 + j;	/* the burst this later one is, rotated */
 		int64_t want;
 
 		if (p > r->n)
 			p -= r->n;
-		want = p > k ? r->ref[p - 2] - ak :
-		       r->ref_end - ak + (p == 1 ? 0 : r->ref[p - 2]);
-		if (dist(r->cur[j], r->ref[j]) > es)
-			es = dist(r->cur[j], r->ref[j]);
+		want = p > k ? ref[p - 2] - ak : end - ak + (p == 1 ? 0 : ref[p - 2]);
+		if (dist(r->cur[j], ref[j]) > es)
+			es = dist(r->cur[j], ref[j]);
 		if (dist(r->cur[j], want) > er)
 			er = dist(r->cur[j], want);
 	}
@@ -130,16 +136,26 @@ static void fit(const struct phase_rule *r, int k, int64_t *same, int64_t *rot)
 static int judge(struct phase_rule *r)
 {
 	int64_t same, rot, half = r->gap_us / 2;
-	int k = r->moved;
+	int k = r->moved, kept = 0;
 
-	fit(r, k, &same, &rot);
-	if (rot <= half && rot + half <= same) {
-		note(r, PR_NOTE_RELOCK, k, r->n, rot);
-		r->moved = 0;
-		return r->n - k + 1;	/* after k..n, the first */
+	for (int i = 0; i < r->refs; i++) {
+		fit(r, i, k, &same, &rot);
+		if (rot <= half && rot + half <= same) {
+			note(r, PR_NOTE_RELOCK, k, r->n, rot);
+			r->moved = 0;
+			return r->n - k + 1;	/* after k..n, the first */
+		}
+		if (same <= half)
+			kept = 1;
+		if (rot < r->best_rot)
+			r->best_rot = rot;
 	}
-	if (same <= half || ++r->checks >= PR_ODD_RUNS)
-		r->moved = 0;	/* nothing moved, or cannot tell */
+	if (kept) {
+		r->moved = 0;	/* nothing moved */
+	} else if (++r->checks >= PR_JUDGE_PERIODS) {
+		note(r, PR_NOTE_UNJUDGED, k, r->n, r->best_rot);
+		r->moved = 0;	/* cannot tell */
+	}
 	return 0;
 }
 
@@ -166,9 +182,10 @@ enum pr_verdict pr_arrive(struct phase_rule *r, int64_t now, int inflight)
 			return later(r, since);
 		}
 		note(r, PR_NOTE_SHORT, r->seen + 1, r->n, since);
-		if (r->ref_ok) {	/* judged by the periods after it */
+		if (r->refs) {	/* judged by the periods after it */
 			r->moved = r->seen + 2;
 			r->checks = 0;
+			r->best_rot = INT64_MAX;
 		}
 	}
 	r->cur_end = since;
@@ -189,9 +206,12 @@ void pr_released(struct phase_rule *r, int64_t t)
 			if (r->seen == r->n - 1 && r->moved) {
 				relock = judge(r);
 			} else if (r->seen == r->n - 1) {
-				memcpy(r->ref, r->cur, sizeof(r->ref));
-				r->ref_end = r->cur_end;
-				r->ref_ok = 1;
+				memmove(r->ref[1], r->ref[0], (PR_REFS - 1) * sizeof(r->ref[0]));
+				memmove(r->ref_end + 1, r->ref_end, (PR_REFS - 1) * sizeof(r->ref_end[0]));
+				memcpy(r->ref[0], r->cur, sizeof(r->ref[0]));
+				r->ref_end[0] = r->cur_end;
+				if (r->refs < PR_REFS)
+					r->refs++;
 			}
 		} else if (++r->odd_runs == PR_ODD_RUNS) {
 			/* note_us: 1 if a late burst made the period odd */
@@ -208,6 +228,11 @@ void pr_released(struct phase_rule *r, int64_t t)
 void pr_returned(struct phase_rule *r, int64_t t)
 {
 	r->last_end = t;
+}
+
+int pr_judging(const struct phase_rule *r)
+{
+	return r->moved != 0;
 }
 
 enum pr_note pr_take_note(struct phase_rule *r)

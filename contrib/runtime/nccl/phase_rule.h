@@ -28,6 +28,8 @@
 
 #define PR_MAX_BURSTS 64        /* ORRERY_MAX_PHASES */
 #define PR_ODD_RUNS 3           /* periods in a row unlike the list */
+#define PR_JUDGE_PERIODS 8      /* whole periods that may judge a move */
+#define PR_REFS 2               /* whole periods a move is judged by */
 
 enum pr_verdict {
 	PR_BURST,       /* part of the current burst */
@@ -42,6 +44,7 @@ enum pr_note {
 	PR_NOTE_COUNT_OFF,      /* the list is not the job's: counting stops */
 	PR_NOTE_SHORT,          /* gated with the period's bursts not all seen */
 	PR_NOTE_RELOCK,         /* a moved gate goes back to the first burst */
+	PR_NOTE_UNJUDGED,       /* a move no period told: the gate stays */
 };
 
 struct phase_rule {
@@ -56,14 +59,16 @@ struct phase_rule {
 	int odd_runs;                   /* periods in a row unlike the list */
 
 	/* Re-lock (phase_rule.c): the later bursts' arrivals after the
-	 * release (this period's; the last whole period's before a move),
-	 * and the gated burst's arrival that ends the period (the job's
-	 * iteration, measured: its own pace, not the profile's). */
+	 * release (this period's; the last PR_REFS whole periods' before a
+	 * move, newest first), and the gated burst's arrival that ends the
+	 * period (the job's iteration, measured: its own pace, not the
+	 * profile's). */
 	int64_t cur[PR_MAX_BURSTS], cur_end;
-	int64_t ref[PR_MAX_BURSTS], ref_end;
-	int ref_ok;
+	int64_t ref[PR_REFS][PR_MAX_BURSTS], ref_end[PR_REFS];
+	int refs;                       /* whole periods in ref[] */
 	int moved;                      /* after SHORT: burst k gated, or 0 */
 	int checks;                     /* periods compared since the move */
+	int64_t best_rot;               /* the nearest one came to the rotation */
 	int relock_at;                  /* gate the relock_at-th later burst */
 
 	/* for the log line */
@@ -89,13 +94,16 @@ void pr_released(struct phase_rule *r, int64_t t);
 void pr_returned(struct phase_rule *r, int64_t t);
 /* The note of the last call (PR_NOTE_NONE if none), with note_a, note_b
  * (STALL: burst k of n; COUNT_OFF, SHORT: bursts seen in the period, n
- * listed; RELOCK: the burst the gate held, n) and note_us (STALL, SHORT:
- * how long after the release; COUNT_OFF: 1 if a burst came late; RELOCK:
- * how far the periods after the move were from the rotated cycle);
- * clears it.  A SHORT burst is either the next period's first after a
- * period with fewer bursts, or a later burst stalled past PERIOD - GAP,
- * which the gate now holds; the periods after it tell which
- * (phase_rule.c), and a RELOCK moves the gate back. */
+ * listed; RELOCK, UNJUDGED: the burst the gate held, n) and note_us
+ * (STALL, SHORT: how long after the release; COUNT_OFF: 1 if a burst came
+ * late; RELOCK: how far the periods after the move were from the rotated
+ * cycle; UNJUDGED: the nearest any came to it); clears it.  A SHORT burst
+ * is either the next period's first after a period with fewer bursts, or
+ * a later burst stalled past PERIOD - GAP, which the gate now holds; the
+ * periods after it tell which (phase_rule.c), and a RELOCK moves the gate
+ * back.  pr_judging: whether such a move is being judged (after SHORT: 0
+ * where no whole period came before it to judge by). */
 enum pr_note pr_take_note(struct phase_rule *r);
+int pr_judging(const struct phase_rule *r);
 
 #endif
