@@ -544,6 +544,21 @@ thread_cpu_us() {
 	done
 	echo $sum
 }
+# The context switches of slurmctld's threads named $1, "VOLUNTARY
+# NONVOLUNTARY": a thread that blocks (a lock, I/O, its sleep between
+# cycles) switches voluntarily; one the kernel takes off the CPU for
+# another runnable task, involuntarily.  Beside the thread's CPU they say
+# where a cycle's wall time beyond its CPU went.
+thread_switches() {
+	local t v=0 n=0 a b
+	for t in /proc/$CTLD/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] || continue
+		read -r a b < <(awk '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { n = $2 }
+			END { print v + 0, n + 0 }' "$t/status" 2>/dev/null)
+		v=$((v + ${a:-0})) n=$((n + ${b:-0}))
+	done
+	echo "$v $n"
+}
 # burst LABEL: NJOBS separate submissions (odd jobs 1 node, even 2, all
 # profiled through default_profile or the SPANK relay) to the running
 # slurmctld; checks that each ends COMPLETED or is queued legitimately;
@@ -556,6 +571,7 @@ burst() {
 	B_RSS0=$(rss_kb)
 	B_CPU0=$(ctld_cpu_ms)
 	B_SCPU0=$(thread_cpu_ms sched_agent)
+	read -r B_SVOL0 B_SINV0 < <(thread_switches sched_agent)
 	B_BFCPU0=$(thread_cpu_us bckfl)
 	: >"$BASE/out/ids"
 	t0=$(date +%s.%N)
@@ -595,6 +611,8 @@ burst() {
 	B_RSS1=$(rss_kb)
 	B_CPU=$(( $(ctld_cpu_ms) - B_CPU0 ))
 	B_SCPU=$(( $(thread_cpu_ms sched_agent) - B_SCPU0 ))
+	read -r B_SVOL B_SINV < <(thread_switches sched_agent)
+	B_SVOL=$((B_SVOL - B_SVOL0)) B_SINV=$((B_SINV - B_SINV0))
 	B_BFCPU=$(( $(thread_cpu_us bckfl) - B_BFCPU0 ))
 	B_BFDEPTH=$(sdiag_cycle bf depth)
 	B_MAIN=$(sdiag_cycle main mean) B_MAINMAX=$(sdiag_cycle main max)
@@ -668,6 +686,7 @@ if want load; then
 	burst cons_tres
 	c_rss0=$B_RSS0 c_rss1=$B_RSS1 c_main=$B_MAIN c_mainmax=$B_MAINMAX c_bf=$B_BF c_bfmax=$B_BFMAX c_secs=$B_SECS
 	c_mainn=$B_MAINN c_bfn=$B_BFN c_cpu=$B_CPU c_bfdepth=$B_BFDEPTH c_scpu=$B_SCPU c_bfcpu=$B_BFCPU
+	c_svol=$B_SVOL c_sinv=$B_SINV
 	burst "cons_tres, again"
 	c_rss2=$B_RSS0 c_rss3=$B_RSS1
 	bfqueue cons_tres
@@ -677,6 +696,7 @@ if want load; then
 	burst orrery
 	o_rss0=$B_RSS0 o_rss1=$B_RSS1 o_main=$B_MAIN o_mainmax=$B_MAINMAX o_bf=$B_BF o_bfmax=$B_BFMAX o_secs=$B_SECS
 	o_mainn=$B_MAINN o_bfn=$B_BFN o_cpu=$B_CPU o_bfdepth=$B_BFDEPTH o_scpu=$B_SCPU o_bfcpu=$B_BFCPU
+	o_svol=$B_SVOL o_sinv=$B_SINV
 	check "load: no fallback to cons_tres" bash -c "! tail -n +$((MARK + 1)) '$LOG' | grep -q 'falling back'"
 	sp_log_counters
 	say "counters: $(counters | sed 's/.*select\/orrery: //')"
@@ -720,6 +740,9 @@ if want load; then
 	say "$(printf 'backfill jobs tried/cycle %12s %11s' "${o_bfdepth:--}" "${c_bfdepth:--}")"
 	say "$(printf 'slurmctld CPU (ms)      %13s %11s %7s' "$o_cpu" "$c_cpu" "$(ratio "$o_cpu" "$c_cpu")")"
 	say "$(printf 'scheduler thread CPU (ms) %11s %11s %7s' "$o_scpu" "$c_scpu" "$(ratio "$o_scpu" "$c_scpu")")"
+	# Blocked: its sleeps between cycles (about one a cycle) and any
+	# lock or I/O wait; preempted: a CPU taken by another task.
+	say "$(printf 'scheduler thread blocked/preempted %6s %11s' "$o_svol/$o_sinv" "$c_svol/$c_sinv")"
 	[ -n "$jt" ] && [ "$jt" -gt 0 ] && [ -n "$cc" ] && [ "$cc" -gt 0 ] &&
 		say "job_test CPU per call under orrery: $((jcpu / jt)) us over $jt calls; one cons_tres call inside it: $((ccpu / cc)) us over $cc calls"
 	[ -n "$bg" ] && [ "$bg" -gt 0 ] && [ -n "$bcpu" ] &&
