@@ -151,6 +151,15 @@ static void stall_with_list_passes(void **state)
  * the cycle of iterations 0-1 (72 ms, 124 ms) rotated to start at the
  * second burst (124 - 72 = 52 ms), 20 ms from the cycle as it was: the
  * gate holds the first burst again from iteration 4 (RELOCK). */
+/* Iterations 0-2, the third's second burst 110 ms late: gated SHORT,
+ * 182 ms after the release, the gate now on the second burst. */
+static void moved_by_a_long_stall(void)
+{
+	fresh("0+12000,72000+12000");
+	assert_string_equal(run(3, 2, 110 * MS), "GP GP GG");
+	expect_note(PR_NOTE_SHORT, 1, 2, 182 * MS);
+}
+
 static void long_stall_moves_and_returns(void **state)
 {
 	fresh("0+12000,72000+12000");
@@ -158,9 +167,7 @@ static void long_stall_moves_and_returns(void **state)
 	assert_int_equal(pr_take_note(&r), PR_NOTE_STALL);
 	assert_int_equal(r.note_us, 179 * MS);
 
-	fresh("0+12000,72000+12000");
-	assert_string_equal(run(3, 2, 110 * MS), "GP GP GG");
-	expect_note(PR_NOTE_SHORT, 1, 2, 182 * MS);
+	moved_by_a_long_stall();
 	assert_string_equal(run(3, -1, 0), "PG GP GP");
 	expect_note(PR_NOTE_RELOCK, 2, 2, 0);
 	assert_int_equal(r.n, 2);
@@ -176,9 +183,7 @@ static void long_stall_moves_and_returns(void **state)
  * nothing; the first period at the job's pace again re-locks. */
 static void disturbed_periods_decide_nothing(void **state)
 {
-	fresh("0+12000,72000+12000");
-	assert_string_equal(run(3, 2, 110 * MS), "GP GP GG");
-	expect_note(PR_NOTE_SHORT, 1, 2, 182 * MS);
+	moved_by_a_long_stall();
 	assert_int_equal(pr_judging(&r), 1);
 	assert_string_equal(run_c(4, -1, 0, 55 * MS, 60 * MS), "PG PG PG PG");
 	assert_int_equal(pr_take_note(&r), PR_NOTE_NONE);
@@ -191,9 +196,7 @@ static void disturbed_periods_decide_nothing(void **state)
  * (UNJUDGED, the nearest the periods came to the rotation: 15 ms). */
 static void changed_pace_is_left_alone(void **state)
 {
-	fresh("0+12000,72000+12000");
-	assert_string_equal(run(3, 2, 110 * MS), "GP GP GG");
-	expect_note(PR_NOTE_SHORT, 1, 2, 182 * MS);
+	moved_by_a_long_stall();
 	assert_string_equal(run_c(PR_JUDGE_PERIODS, -1, 0, 55 * MS, 60 * MS),
 			    "PG PG PG PG PG PG PG PG");
 	expect_note(PR_NOTE_UNJUDGED, 2, 2, 15 * MS);

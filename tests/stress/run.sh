@@ -520,14 +520,21 @@ ctld_cpu_ms() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f", ($12 + $13) * 1000 / hz }' "/proc/$CTLD/stat"
 }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$CTLD/status"; }
+# The /proc directories of slurmctld's threads named $1, one a line.
+threads_named() {
+	local t
+	for t in /proc/$CTLD/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] && echo "$t"
+	done
+	return 0
+}
 # The CPU time (ms) of slurmctld's threads named $1 (sched_agent: the main
 # scheduler, which sdiag's main cycles time; orrery's saver thread has its
 # own name).  A cycle's wall time is this thread's CPU plus its waits for
 # a CPU and for locks, so the two side by side say which one grew.
 thread_cpu_ms() {
 	local t sum=0 v
-	for t in /proc/$CTLD/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] || continue
+	for t in $(threads_named "$1"); do
 		v=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.0f", ($12 + $13) * 1000 / hz }' "$t/stat" 2>/dev/null)
 		sum=$((sum + ${v:-0}))
 	done
@@ -537,8 +544,7 @@ thread_cpu_ms() {
 # for a few backfill cycles of some milliseconds each.
 thread_cpu_us() {
 	local t sum=0 v
-	for t in /proc/$CTLD/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] || continue
+	for t in $(threads_named "$1"); do
 		v=$(awk '{ printf "%.0f", $1 / 1000 }' "$t/schedstat" 2>/dev/null)
 		sum=$((sum + ${v:-0}))
 	done
@@ -551,8 +557,7 @@ thread_cpu_us() {
 # where a cycle's wall time beyond its CPU went.
 thread_switches() {
 	local t v=0 n=0 a b
-	for t in /proc/$CTLD/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] || continue
+	for t in $(threads_named "$1"); do
 		read -r a b < <(awk '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { n = $2 }
 			END { print v + 0, n + 0 }' "$t/status" 2>/dev/null)
 		v=$((v + ${a:-0})) n=$((n + ${b:-0}))

@@ -26,12 +26,11 @@
  * periods (the job changed pace): left as it is, and said.  The cycle is
  * each of the last PR_REFS whole periods before the move, so that one
  * stretched period there does not hide the rotation either.  The
- * profile's offsets
- * are not used for this: a job slower than its profile fits its rotated
- * profile better than its own (offsets 0 and 72 ms in 124 ms of work, run
- * 1.5x slower: the second burst 108 ms after the first in 186 ms, the
- * rotation predicting 114 ms), and the profile does not give the work per
- * iteration that would tell the two apart.  Where burst k's cycle is
+ * profile's offsets are not used for this: a job slower than its profile
+ * fits its rotated profile better than its own (offsets 0 and 72 ms in
+ * 124 ms of work, run 1.5x slower: the second burst 108 ms after the
+ * first in 186 ms, the rotation predicting 114 ms), and the profile does
+ * not give the work per iteration that would tell the two apart.  Where burst k's cycle is
  * nearly the first's (the offsets differ by less than gap/2), the
  * rotation is not told apart, and it barely moves the job's traffic.
  */
