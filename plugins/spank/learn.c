@@ -19,6 +19,8 @@
  * profile says costs no RPC, and a retimed job one a change: a report
  * the controller cannot take yet (within a minute of a retime) stays in
  * the comment until it can, and is not sent again.
+ * When the job's iterations vary by more than TOL (its IterRange), a
+ * report may be that variation rather than its pace: said once a job.
  *
  * AdminComment is rewritten whole from the copy this poll read: a
  * channel record the controller published in between is put back by the
@@ -63,6 +65,7 @@ static struct {
 	uint64_t win_phases;	/* phases summed at the latest window */
 	int64_t known_us;	/* the period the job was last known at */
 	int said_fail;
+	int said_range;		/* TOL below the job's IterRange said */
 } ln;
 
 void osp_learn_init(uint32_t job_id, uid_t uid, const char *node,
@@ -164,6 +167,16 @@ void osp_learn_tick(const char *batch_host, const char *admin_comment,
 		return;
 	ln.seq = m.seq;
 	ln.known_us = shortest;
+	/* TOL below the job's own variation: the shortest of a window sits
+	 * that far below its pace by noise alone, so this report may be
+	 * noise.  Reported all the same (a late job's range is widened by
+	 * its collisions, and its report is the one that matters); said
+	 * once, so that the site can compare TOL with IterRange. */
+	if (!ln.said_range && t.range_us > ln.tol * (double)t.iter_us) {
+		slurm_info(OSP_LOG_PREFIX "learn: job %" PRIu32 ": its iterations vary by %.1f%% (IterRange), more than learn=%g: its reports may be that variation, not its pace (orrery.conf(5) learn=)",
+			   ln.job_id, 100.0 * (double)t.range_us / (double)t.iter_us, ln.tol);
+		ln.said_range = 1;
+	}
 	if (verbose)
 		slurm_info(OSP_LOG_PREFIX "learn: job %" PRIu32 ": reported %u windows, shortest %" PRId64 " us (report %" PRIu64 ", %" PRIu64 " gated tasks here)",
 			   ln.job_id, m.n, shortest, m.seq, t.gated);

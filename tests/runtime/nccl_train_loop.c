@@ -10,6 +10,8 @@
  * host thread: a page fault storm, a data loader, a loaded machine).
  * With -L I:US, iterations from I on compute US instead (a job whose
  * iteration changes while it runs: a longer sequence, another phase).
+ * With -J US, each iteration's (first) compute is that much shorter or
+ * longer, uniform and the same on every rank (iterations that vary).
  * Linked against libnccl (the test
  * stand-in, tests/runtime/fake-nccl), run with LD_PRELOAD=liborrery-nccl.so.
  *
@@ -38,6 +40,7 @@ static int iters = 20, k_colls = 4, n_comms = 1, grouped, n_threads = 1,
 static int64_t compute_us = 25000, second_us = -1, stall_us;
 static int stall_iter = -1, later_iter = -1;
 static int64_t later_us;
+static int64_t jitter_us;	/* -J: compute varies by up to this either way */
 static size_t bytes = 1 << 20;
 static FILE *out;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -55,6 +58,21 @@ static void compute(int64_t us)
 	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
+}
+
+/* Iteration i's compute offset for -J: uniform in [-jitter_us,
+ * jitter_us], the same on every rank (a hash of i, splitmix64), so that
+ * the ranks of a job stay in step as a real job's collectives keep them. */
+static int64_t jitter_of(int i)
+{
+	uint64_t z = (uint64_t)i + 0x9e3779b97f4a7c15ull;
+
+	if (jitter_us <= 0)
+		return 0;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (int64_t)(z % (uint64_t)(2 * jitter_us + 1)) - jitter_us;
 }
 
 struct worker {
@@ -105,7 +123,7 @@ static void *loop(void *arg)
 	for (i = 0; i < iters; i++) {
 		int cap = i < capture_first;
 
-		compute(later_iter >= 0 && i >= later_iter ? later_us : compute_us);
+		compute((later_iter >= 0 && i >= later_iter ? later_us : compute_us) + jitter_of(i));
 		burst(w, i, 0, cap);
 		if (second_us >= 0) {
 			compute(second_us + (i == stall_iter ? stall_us : 0));
@@ -118,7 +136,7 @@ static void *loop(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: nccl_train_loop [-n iters] [-c compute_us] [-k collectives] "
-		"[-s second_burst_us] [-S iter:stall_us] [-L iter:compute_us] [-b bytes] [-m 1|2 comms] [-g] [-t 1|2 threads] [-C captured_first] [-o file]\n");
+		"[-s second_burst_us] [-S iter:stall_us] [-L iter:compute_us] [-J jitter_us] [-b bytes] [-m 1|2 comms] [-g] [-t 1|2 threads] [-C captured_first] [-o file]\n");
 	exit(2);
 }
 
@@ -129,7 +147,7 @@ int main(int argc, char **argv)
 	int opt, i, rc = 0;
 
 	out = stdout;
-	while ((opt = getopt(argc, argv, "n:c:s:S:L:k:b:m:gt:C:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:s:S:L:J:k:b:m:gt:C:o:")) != -1) {
 		switch (opt) {
 		case 'n': iters = atoi(optarg); break;
 		case 'c': compute_us = atoll(optarg); break;
@@ -143,6 +161,7 @@ int main(int argc, char **argv)
 			    later_iter < 0 || later_us < 0)
 				usage();
 			break;
+		case 'J': jitter_us = atoll(optarg); break;
 		case 'k': k_colls = atoi(optarg); break;
 		case 'b': bytes = strtoull(optarg, NULL, 10); break;
 		case 'm': n_comms = atoi(optarg); break;
@@ -160,7 +179,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (iters < 1 || k_colls < 1 || k_colls > 64 || n_comms < 1 || n_comms > 2 ||
-	    n_threads < 1 || n_threads > 2 || capture_first < 0)
+	    n_threads < 1 || n_threads > 2 || capture_first < 0 || jitter_us < 0 ||
+	    jitter_us > compute_us || (later_iter >= 0 && jitter_us > later_us))
 		usage();
 	for (i = 0; i < n_threads; i++) {
 		w[i].id = i;
