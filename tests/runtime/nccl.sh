@@ -211,15 +211,18 @@ read -r first second < <(lock stall-timed 3)
 #    (a "stall" every period) and move the gate around; after three such
 #    periods the interposer stops counting and says so, and the time rule
 #    holds one burst an iteration again (iterations 6-9; which of the two
-#    depends on where the count left the gate, Phase rule).  A list that
+#    depends on where the count left the gate, Phase rule).  At least 3 of
+#    the 4, as the checks above: on a loaded host an iteration that comes
+#    late within the slot's tolerance is released at once, not held (CI,
+#    8 December: 0 and 3, one late, one missed).  A list that
 #    is not OFFSET+DURATION,... is refused at start.
 run stall-mismatch ORRERY_GATE_MIN_INTERVAL_US= ORRERY_PHASE_SPAN_US=34000 \
 	ORRERY_PHASES_US=0+2000,15000+2000,32000+2000 -- -n 10 -c 25000 -s 30000 -k 2
 held=$(lock stall-mismatch 6)
 read -r first second <<<"$held"
-grep -q 'bursts not counted from now on' "$TMP/stall-mismatch.err" && [ $((first + second)) = 4 ] &&
-	[ "$first" = 0 -o "$second" = 0 ] &&
-	ok "a 3-burst list on a 2-burst job: counting stops ('$(grep -o '3 periods.*' "$TMP/stall-mismatch.err")'), iterations 6-9 hold one burst each (the same one)" ||
+grep -q 'bursts not counted from now on' "$TMP/stall-mismatch.err" && [ $((first + second)) -ge 3 ] &&
+	[ $((first + second)) -le 4 ] && [ "$first" = 0 -o "$second" = 0 ] &&
+	ok "a 3-burst list on a 2-burst job: counting stops ('$(grep -o '3 periods.*' "$TMP/stall-mismatch.err")'), iterations 6-9 hold one burst each, the same one ($((first + second)) of 4)" ||
 	not_ok "a list that is not the job's should stop the count" "held(first second)=$held" "$(cat "$TMP/stall-mismatch.err")"
 [ "$(stat stall-mismatch bursts_counted)" = stopped ] &&
 	ok "stats: bursts_counted=stopped" ||
